@@ -1,0 +1,112 @@
+"""Errors and argument checks shared by the whole package.
+
+Every public function validates its arguments *before* doing any work and raises a
+:class:`ValueError` whose one-line message names the argument and what is accepted.
+"""
+from __future__ import annotations
+
+import difflib
+import numbers
+from collections.abc import Iterable
+
+import numpy as np
+
+__all__ = [
+    "RulesError",
+    "check_integer",
+    "check_number",
+    "check_integer_array",
+    "check_choice",
+    "did_you_mean",
+]
+
+
+class RulesError(ValueError):
+    """A rules file or in-memory variant is unusable.
+
+    The message is one line naming the file, the table and the row at fault.
+    """
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """Return ``" (did you mean 'x'?)"`` when a close match exists, else ``""``."""
+    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def _range_text(min: float | None, max: float | None) -> str:
+    if min is not None and max is not None:
+        return f"between {min} and {max}"
+    if min is not None:
+        return f">= {min}"
+    if max is not None:
+        return f"<= {max}"
+    return "any value"
+
+
+def check_integer(name: str, value: object, *, min: int | None = None,
+                  max: int | None = None) -> int:
+    """Return ``value`` as an ``int`` or raise a one-line ``ValueError``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        if isinstance(value, numbers.Real) and not isinstance(value, bool) \
+                and float(value).is_integer():
+            value = int(value)
+        else:
+            raise ValueError(f"{name} must be an integer {_range_text(min, max)}, got {value!r}")
+    value = int(value)
+    if (min is not None and value < min) or (max is not None and value > max):
+        raise ValueError(f"{name} must be an integer {_range_text(min, max)}, got {value}")
+    return value
+
+
+def check_number(name: str, value: object, *, min: float | None = None,
+                 max: float | None = None, strict_min: bool = False) -> float:
+    """Return ``value`` as a real number or raise a one-line ``ValueError``.
+
+    ``strict_min`` makes the lower bound exclusive (``value > min``).
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) \
+            or value != value:  # NaN
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    if min is not None and (value <= min if strict_min else value < min):
+        op = ">" if strict_min else ">="
+        raise ValueError(f"{name} must be a number {op} {min}, got {value}")
+    if max is not None and value > max:
+        raise ValueError(f"{name} must be a number {_range_text(min, max)}, got {value}")
+    return value
+
+
+def check_integer_array(name: str, value: object, *, min: int | None = None,
+                        max: int | None = None) -> np.ndarray:
+    """Return ``value`` as an integer ndarray (scalars become 0-d arrays).
+
+    Accepts Python/numpy integers and integral floats, scalars or array-likes.
+    """
+    try:
+        arr = np.asarray(value)
+    except Exception:  # pragma: no cover - exotic inputs
+        raise ValueError(f"{name} must be integers {_range_text(min, max)}, got {value!r}") from None
+    if arr.dtype == bool or arr.dtype.kind not in "iuf":
+        raise ValueError(f"{name} must be integers {_range_text(min, max)}, got {value!r}")
+    if arr.dtype.kind == "f":
+        if not np.all(np.isfinite(arr)) or not np.all(arr == np.round(arr)):
+            raise ValueError(f"{name} must be integers {_range_text(min, max)}, got {value!r}")
+    arr = arr.astype(np.int64)
+    if arr.size:
+        lo, hi = arr.min(), arr.max()
+        if min is not None and lo < min:
+            raise ValueError(f"{name} must be integers {_range_text(min, max)}, got {lo}")
+        if max is not None and hi > max:
+            raise ValueError(f"{name} must be integers {_range_text(min, max)}, got {hi}")
+    return arr
+
+
+def check_choice(name: str, value: object, choices: Iterable[str]) -> str:
+    """Return ``value`` if it is one of ``choices`` (case-insensitive), else raise."""
+    choices = list(choices)
+    if isinstance(value, str):
+        for c in choices:
+            if value.strip().lower() == c.lower():
+                return c
+    raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, "
+                     f"got {value!r}{did_you_mean(str(value), choices)}")

@@ -1,0 +1,284 @@
+"""Loading and overlaying rules files into frozen :class:`Rules` objects."""
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import tomllib
+from collections.abc import Mapping
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from ..errors import RulesError, did_you_mean
+from .validate import RESERVED, check_effective, check_overlay
+
+__all__ = ["Rules", "load_rules", "default_rules", "resolve", "bundled_variants"]
+
+#: bundled documents, in the order they are merged
+DOCUMENTS = ("core", "gm_guide", "percentile")
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, dict):
+        return MappingProxyType({k: _freeze(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return tuple(_freeze(v) for v in value)
+    return value
+
+
+def _read_toml(text: str, source: str) -> dict:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise RulesError(f"{source}: not valid TOML: {exc}") from None
+
+
+def _merge(base: dict, overlay: dict, origin: dict, source: str, path: str = "") -> None:
+    for key, value in overlay.items():
+        where = f"{path}.{key}" if path else key
+        if isinstance(value, dict) and isinstance(base.get(key), dict):
+            _merge(base[key], value, origin, source, where)
+        else:
+            base[key] = copy.deepcopy(value)
+            origin[where] = source
+
+
+@lru_cache(maxsize=1)
+def _bundled() -> tuple[dict, dict, dict, dict]:
+    """The bundled defaults: (data, limits, assumed notes, origin of each path)."""
+    data: dict = {}
+    limits: dict = {}
+    assumed: dict = {}
+    origin: dict = {}
+    pkg = resources.files("balance.rules") / "data"
+    for doc in DOCUMENTS:
+        name = f"{doc}.toml"
+        raw = _read_toml((pkg / name).read_text(encoding="utf-8"), name)
+        limits.update(raw.pop("limits", {}))
+        assumed.update(raw.pop("assumed", {}))
+        for section in raw:
+            if section in data:
+                raise RulesError(f"{name}: section [{section}] is defined twice")
+            origin[section] = name
+        data.update(raw)
+    return data, limits, assumed, origin
+
+
+class Rules(Mapping):
+    """A frozen, validated set of rules: the bundled defaults plus what variants named.
+
+    Read it like a nested dict (``rules["injuries"]["death_threshold"]``) or with a
+    dotted path (``rules.get("injuries.death_threshold")``).
+    """
+
+    __slots__ = ("_data", "_frozen", "_origin", "_assumed", "_sources", "_fingerprint", "_memo")
+
+    def __init__(self, data: dict, origin: dict, assumed: dict, sources: tuple[str, ...]):
+        self._data = data
+        self._frozen = _freeze(data)
+        self._origin = origin
+        self._assumed = assumed
+        self._sources = sources
+        canon = json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        self._fingerprint = hashlib.sha256(canon.encode()).hexdigest()[:12]
+        self._memo: dict = {}
+
+    # -- Mapping interface -------------------------------------------------------------
+    def __getitem__(self, section: str):
+        try:
+            return self._frozen[section]
+        except KeyError:
+            raise KeyError(f"no rules section '{section}'{did_you_mean(section, self._frozen)}") \
+                from None
+
+    def __iter__(self):
+        return iter(self._frozen)
+
+    def __len__(self) -> int:
+        return len(self._frozen)
+
+    def __repr__(self) -> str:
+        return f"<Rules {self._fingerprint} from {' + '.join(self._sources)}>"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Rules) and other._fingerprint == self._fingerprint
+
+    def __hash__(self) -> int:
+        return hash(self._fingerprint)
+
+    def __reduce__(self):  # pickled (for worker processes) as its content
+        return (Rules, (self._data, self._origin, self._assumed, self._sources))
+
+    # -- queries -------------------------------------------------------------------------
+    def get(self, path: str, default: Any = KeyError):  # type: ignore[override]
+        """The value at a dotted ``path``, e.g. ``"injuries.death_threshold"``."""
+        node: Any = self._frozen
+        for part in path.split("."):
+            if not isinstance(node, Mapping) or part not in node:
+                if default is KeyError:
+                    choices = list(node) if isinstance(node, Mapping) else []
+                    raise KeyError(f"no rule '{path}'{did_you_mean(part, choices)}")
+                return default
+            node = node[part]
+        return node
+
+    @property
+    def fingerprint(self) -> str:
+        """A short stable hash of the effective rules (key order does not matter)."""
+        return self._fingerprint
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """The files (or ``"<updated>"``) these rules were built from, in order."""
+        return self._sources
+
+    def source_of(self, path: str) -> str:
+        """The file that set the value at ``path`` (the closest enclosing path that was set)."""
+        while path:
+            if path in self._origin:
+                return self._origin[path]
+            path = path.rpartition(".")[0]
+        return self._sources[0]
+
+    @property
+    def assumptions(self):
+        """The values in effect that RULES.md marks **(assumed)**: DataFrame key, value, note."""
+        import pandas as pd
+
+        rows = [(key, _plain(self.get(key, None)), note) for key, note in self._assumed.items()]
+        return pd.DataFrame(rows, columns=["key", "value", "note"])
+
+    def assumed_under(self, *prefixes: str) -> list[str]:
+        """Dotted keys of assumed values within the given sections (for report footnotes)."""
+        return [k for k in self._assumed
+                if any(k == p or k.startswith(p + ".") for p in prefixes)]
+
+    def to_dict(self) -> dict:
+        """A plain, mutable deep copy of the effective rules."""
+        return copy.deepcopy(self._data)
+
+    def memo(self, key: str, factory):
+        """Cache a value derived from these (immutable) rules, e.g. a lookup array."""
+        try:
+            return self._memo[key]
+        except KeyError:
+            value = self._memo[key] = factory(self)
+            return value
+
+    # -- variants ------------------------------------------------------------------------
+    def updated(self, overrides: Mapping, *, source: str = "<updated>") -> "Rules":
+        """A new :class:`Rules` with only what ``overrides`` (a nested dict) names changed.
+
+        >>> import balance as bl
+        >>> bl.load_rules().updated({"injuries": {"death_threshold": 180}})["injuries"]["death_threshold"]
+        180
+        """
+        if not isinstance(overrides, Mapping):
+            raise RulesError(f"{source}: overrides must be a nested dict, got {overrides!r}")
+        return _apply(self, _thaw(overrides), source)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _thaw(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _thaw(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_thaw(v) for v in value]
+    if hasattr(value, "item") and callable(value.item):  # numpy scalars
+        return value.item()
+    return value
+
+
+def _apply(base: Rules, overlay: dict, source: str) -> Rules:
+    defaults, limits, _, _ = _bundled()
+    check_overlay(overlay, defaults, source)
+    overlay = dict(overlay)
+    extra_assumed = overlay.pop("assumed", {})
+    data = copy.deepcopy(base._data)
+    origin = dict(base._origin)
+    _merge(data, overlay, origin, source)
+    # a value a designer set is theirs, not one of our assumptions
+    assumed = {k: v for k, v in base._assumed.items()
+               if not any(o == k or k.startswith(o + ".") or o.startswith(k + ".")
+                          for o in _paths(overlay))}
+    assumed.update(extra_assumed)
+    rules = Rules(data, origin, assumed, base._sources + (source,))
+    check_effective(data, defaults, limits, rules.source_of)
+    return rules
+
+
+def _paths(tree: dict, path: str = ""):
+    for key, value in tree.items():
+        where = f"{path}.{key}" if path else key
+        if isinstance(value, dict):
+            yield from _paths(value, where)
+        else:
+            yield where
+
+
+@lru_cache(maxsize=1)
+def default_rules() -> Rules:
+    """The bundled rules (cached)."""
+    data, limits, assumed, origin = _bundled()
+    rules = Rules(copy.deepcopy(data), dict(origin), dict(assumed), ("bundled",))
+    check_effective(data, data, limits, rules.source_of)
+    return rules
+
+
+def load_rules(*files: str | Path) -> Rules:
+    """The bundled rules, overlaid with each variant file in turn.
+
+    ``load_rules()`` gives the defaults; ``load_rules("variant.toml")`` gives the defaults
+    with only what the file names overridden. A bundled variant may be named without its
+    path (``load_rules("death_threshold_180")``).
+    """
+    rules = default_rules()
+    for file in files:
+        path = _locate(file)
+        text = path.read_text(encoding="utf-8") if isinstance(path, Path) else path.read_text(
+            encoding="utf-8")
+        rules = _apply(rules, _read_toml(text, str(file)), str(file))
+    return rules
+
+
+def bundled_variants() -> list[str]:
+    """Names of the example variant files shipped in the package."""
+    pkg = resources.files("balance.rules") / "variants"
+    return sorted(p.name[:-5] for p in pkg.iterdir() if p.name.endswith(".toml"))
+
+
+def _locate(file: str | Path):
+    path = Path(file)
+    if path.is_file():
+        return path
+    name = str(file)
+    if not name.endswith(".toml") and "/" not in name:
+        candidate = resources.files("balance.rules") / "variants" / f"{name}.toml"
+        if candidate.is_file():
+            return candidate
+    if path.exists():
+        raise RulesError(f"{file}: not a file")
+    raise RulesError(f"{file}: no such rules file (bundled variants: "
+                     f"{', '.join(bundled_variants()) or 'none'})")
+
+
+def resolve(rules: Rules | str | Path | None) -> Rules:
+    """The ``rules=`` argument of every public function: None -> bundled defaults."""
+    if rules is None:
+        return default_rules()
+    if isinstance(rules, Rules):
+        return rules
+    if isinstance(rules, (str, Path)):
+        return load_rules(rules)
+    raise ValueError(f"rules must be a balance Rules object, a rules file path or None; "
+                     f"got {rules!r}")
