@@ -1,0 +1,48 @@
+"""What a Monte Carlo twin or process simulation hands back: tidy tables plus provenance."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+__all__ = ["Simulation"]
+
+
+@dataclass(frozen=True)
+class Simulation:
+    """A simulated answer.
+
+    Attributes
+    ----------
+    table : DataFrame
+        The main tidy result, each estimate with ``ci_low``, ``ci_high`` (95 %) and ``se``.
+    result : MCResult
+        The engine's raw accumulators (``.totals``), trials, seed and rules fingerprint.
+    extra : dict of DataFrame
+        Further tables (e.g. a curve over rescue times), each tidy with its intervals.
+    """
+
+    table: pd.DataFrame
+    result: Any
+    extra: dict[str, pd.DataFrame] = field(default_factory=dict)
+
+    @property
+    def trials(self) -> int:
+        return self.result.trials
+
+    @property
+    def seed(self):
+        return self.result.seed
+
+    @property
+    def fingerprint(self) -> str:
+        return self.result.fingerprint
+
+    def __getitem__(self, name: str) -> pd.DataFrame:
+        return self.table if name == "table" else self.extra[name]
+
+    def _repr_html_(self) -> str:  # notebooks
+        head = (f"<p><b>{self.trials:,}</b> trials, seed {self.seed!r}, rules "
+                f"<code>{self.fingerprint}</code></p>")
+        return head + self.table._repr_html_()
