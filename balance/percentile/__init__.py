@@ -1,0 +1,33 @@
+"""Percentile rules (a Mythras digest, RULES.md 3): d100 tiers, contests, characters, duels.
+
+>>> import balance as bl
+>>> bl.percentile.tiers(65)["success"]
+0.58
+>>> bl.percentile.location_hp(25)["chest"]
+7
+"""
+from .characteristics import (action_points, combat_style_base, damage_modifier,
+                              damage_modifier_step, endurance, evade, experience_modifier,
+                              healing_rate, human_distribution, initiative_bonus, location_hp,
+                              luck_points, magic_points, sample_humans, willpower)
+from .contests import contest_skills, differential, effects_won, opposed, opposed_outcome
+from .locations import hit_locations, location_of
+from .magic import (abilities_known, best_source, casting_conditions, location_source,
+                    veneration_source)
+from .rolls import (graded_skill, sample_tiers, tier_codes, tier_lookup, tier_names,
+                    tier_sampler, tier_table, tiers)
+
+__all__ = [
+    # 3.1 skill rolls and contests
+    "tiers", "graded_skill", "tier_table", "tier_codes", "tier_lookup", "tier_names",
+    "sample_tiers", "tier_sampler", "opposed", "differential", "contest_skills",
+    "opposed_outcome", "effects_won",
+    # 3.2 characteristics, attributes, hit locations
+    "action_points", "experience_modifier", "healing_rate", "luck_points", "magic_points",
+    "initiative_bonus", "endurance", "willpower", "evade", "combat_style_base",
+    "damage_modifier", "damage_modifier_step", "location_hp", "human_distribution",
+    "sample_humans", "hit_locations", "location_of",
+    # magic
+    "abilities_known", "best_source", "location_source", "veneration_source",
+    "casting_conditions",
+]

@@ -1,0 +1,202 @@
+"""Skill rolls: the four tiers of a d100 roll against a skill (RULES.md 3.1), exact and sampled.
+
+>>> import balance as bl
+>>> bl.percentile.tiers(65)["critical"]
+0.07
+>>> bl.percentile.graded_skill(65, "hard")
+44
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+import pandas as pd
+
+from ..errors import check_integer
+from ..rng import RNGLike, as_generator
+from ..rules import resolve
+from ._common import (CRITICAL, FAILURE, FUMBLE, SUCCESS, TIERS, RulesLike, ceil_div,
+                      check_skill, section)
+from ._common import grade as find_grade
+
+__all__ = ["tier_codes", "tiers", "graded_skill", "tier_table", "tier_lookup", "sample_tiers",
+           "tier_sampler", "tier_names"]
+
+
+def tier_codes(rolls, skills, rules: RulesLike = None) -> np.ndarray:
+    """Tier code (0 fumble, 1 failure, 2 success, 3 critical) of each roll against each skill.
+
+    Broadcasts ``rolls`` (1..die) against ``skills`` (modified skills >= 0), following the
+    precedence of RULES.md 3.1: fumble, automatic failure, success (roll <= skill or automatic),
+    critical (a success with roll <= ceil(skill / critical_divisor)).
+    """
+    p = section(rules)["roll"]
+    r = np.asarray(rolls, dtype=np.int64)
+    s = np.asarray(skills, dtype=np.int64)
+    crit = ceil_div(s, p["critical_divisor"])
+    fumble_min = np.where(s > p["high_skill"], p["high_skill_fumble_min"], p["fumble_min"])
+    code = np.where(r <= crit, CRITICAL, SUCCESS)
+    success = (r <= s) | (r <= p["automatic_success_max"])
+    code = np.where(success, code, FAILURE)
+    code = np.where(r >= p["automatic_failure_min"], FAILURE, code)
+    return np.where(r >= fumble_min, FUMBLE, code).astype(np.int8)
+
+
+def _skill_cap(rules) -> int:
+    """A skill from which every higher skill has the same tiers on every face."""
+    sec = section(rules)
+    p = sec["roll"]
+    return int(max(sec["die"] * p["critical_divisor"], p["high_skill"] + 1, sec["die"]))
+
+
+def tier_lookup(rules: RulesLike = None) -> np.ndarray:
+    """Lookup ``table[min(skill, cap), roll]`` -> tier code, shape (cap + 1, die + 1) (cached).
+
+    Column 0 is unused (rolls start at 1). Skills above ``cap`` behave like ``cap``.
+    """
+    rules = resolve(rules)
+
+    def build(r):
+        die = section(r)["die"]
+        skills = np.arange(_skill_cap(r) + 1)[:, None]
+        table = tier_codes(np.arange(die + 1)[None, :], skills, r)
+        table[:, 0] = FAILURE
+        table.setflags(write=False)
+        return table
+
+    return rules.memo("percentile.tier_lookup", build)
+
+
+def _tier_counts(rules) -> np.ndarray:
+    """``counts[min(skill, cap), tier]``: faces giving each tier (cached)."""
+    def build(r):
+        table = tier_lookup(r)[:, 1:]
+        counts = np.stack([(table == t).sum(axis=1) for t in range(4)], axis=1)
+        counts.setflags(write=False)
+        return counts
+
+    return resolve(rules).memo("percentile.tier_counts", build)
+
+
+def tier_names(rules: RulesLike = None, lang: str = "en") -> list[str]:
+    """Display names of the four tiers (``lang`` "en" or "fr"), in quality order."""
+    return [row.get(lang, row["en"]) for row in section(rules)["tiers"]["table"]]
+
+
+def graded_skill(skill: int, grade_name: str | None = None, rules: RulesLike = None) -> int:
+    """The skill after a difficulty grade (fractions rounded up); ``None`` for a no-roll grade.
+
+    >>> import balance as bl
+    >>> bl.percentile.graded_skill(65, "formidable")
+    33
+    """
+    skill = check_skill("skill", skill)
+    g = find_grade(grade_name, rules)
+    return g.apply(skill) if g.roll else None
+
+
+def tiers(skill: int, grade: str | None = None, rules: RulesLike = None) -> pd.Series:
+    """Exact probabilities of fumble, failure, success, critical for one roll (RULES.md 3.1).
+
+    Parameters
+    ----------
+    skill : int
+        Skill percentage (>= 0), before the grade.
+    grade : str, optional
+        Difficulty grade (English or French name; default Standard). Hopeless: no roll,
+        counted as a failure.
+
+    Returns
+    -------
+    Series indexed by tier, summing to 1.
+    """
+    rules = resolve(rules)
+    skill = check_skill("skill", skill)
+    modified = graded_skill(skill, grade, rules)
+    die = section(rules)["die"]
+    if modified is None:
+        counts = np.zeros(4)
+        counts[_no_roll_tier(rules)] = die
+    else:
+        counts = _tier_counts(rules)[min(modified, _skill_cap(rules))]
+    return pd.Series(np.asarray(counts, dtype=float) / die,
+                     index=pd.Index(TIERS, name="tier"), name="probability")
+
+
+def _no_roll_tier(rules) -> int:
+    return TIERS.index(section(rules)["grades"]["no_roll_tier"])
+
+
+def tier_table(skills: Iterable[int] = range(1, 201), grades: Iterable[str] | None = None,
+               rules: RulesLike = None) -> pd.DataFrame:
+    """Tier probabilities for every skill x grade in one call (tidy).
+
+    Returns
+    -------
+    DataFrame with columns skill, grade, modified_skill (-1 for a no-roll grade), tier,
+    probability: one row per skill, grade and tier.
+    """
+    rules = resolve(rules)
+    sec = section(rules)
+    skills = np.asarray([check_skill("skills", s) for s in skills], dtype=np.int64)
+    names = [row["en"] for row in sec["grades"]["table"]] if grades is None else list(grades)
+    parsed = [find_grade(g, rules, "grades") for g in names]
+    counts_table = _tier_counts(rules)
+    cap = _skill_cap(rules)
+    blocks = []
+    for g in parsed:
+        if g.roll:
+            modified = g.apply(skills)
+            counts = counts_table[np.minimum(modified, cap)]
+        else:
+            modified = np.full(skills.shape, -1)
+            counts = np.zeros((skills.size, 4))
+            counts[:, _no_roll_tier(rules)] = sec["die"]
+        blocks.append(pd.DataFrame({
+            "skill": np.repeat(skills, 4), "grade": g.name,
+            "modified_skill": np.repeat(modified, 4),
+            "tier": np.tile(TIERS, skills.size),
+            "probability": np.asarray(counts, dtype=float).ravel() / sec["die"]}))
+    return pd.concat(blocks, ignore_index=True)
+
+
+def _roll_dtype(die: int):
+    return np.uint8 if die < 256 else np.int32
+
+
+def sample_tiers(skill: int, n: int, rng: RNGLike = None, *, grade: str | None = None,
+                 rules: RulesLike = None) -> np.ndarray:
+    """``n`` sampled tier codes (int8: 0 fumble, 1 failure, 2 success, 3 critical).
+
+    One d100 per trial, turned into a tier by the skill's row of :func:`tier_lookup`.
+    """
+    rules = resolve(rules)
+    n = check_integer("n", n, min=0)
+    modified = graded_skill(skill, grade, rules)
+    gen = as_generator(rng, "rng")
+    die = section(rules)["die"]
+    if modified is None:
+        return np.full(n, _no_roll_tier(rules), dtype=np.int8)
+    row = tier_lookup(rules)[min(modified, _skill_cap(rules))]
+    return row[gen.integers(1, die + 1, size=n, dtype=_roll_dtype(die))]
+
+
+def tier_sampler(n: int, rng: RNGLike = None, *, skill: int = 65, grade: str | None = None,
+                 rules: RulesLike = None) -> dict[str, np.ndarray]:
+    """Monte Carlo sampler (engine contract): ``{"tiers": counts of each tier}`` over ``n`` rolls.
+
+    Draws the d100s, counts the faces, and folds the face counts through the skill's tier row.
+    """
+    rules = resolve(rules)
+    modified = graded_skill(skill, grade, rules)
+    gen = as_generator(rng, "rng")
+    die = section(rules)["die"]
+    if modified is None:
+        counts = np.zeros(4, dtype=np.int64)
+        counts[_no_roll_tier(rules)] = n
+        return {"tiers": counts}
+    row = tier_lookup(rules)[min(modified, _skill_cap(rules))]
+    faces = np.bincount(gen.integers(1, die + 1, size=n, dtype=_roll_dtype(die)),
+                        minlength=die + 1)
+    return {"tiers": np.bincount(row, weights=faces, minlength=4).astype(np.int64)}
