@@ -1,0 +1,254 @@
+"""Where the blocks of a Monte Carlo run execute (engine internals of :mod:`balance.montecarlo`).
+
+A run is cut into fixed blocks of ``block_size`` trials; block ``i`` draws from
+``SeedSequence(entropy, spawn_key=root_key + (i,))`` -- the ``i``-th child that
+``root.spawn`` gives. Consecutive blocks form a *chunk*, the unit of work sent to a worker.
+A chunk returns the per-block accumulators (pre-summed when every array is an integer:
+integer addition is associative, so this is exact); the driver adds them in block order.
+Hence the totals depend on the seed and the block size only.
+"""
+from __future__ import annotations
+
+import collections
+import multiprocessing
+import os
+import pickle
+import signal
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Plan", "run_chunk", "iterate_serial", "iterate_processes", "iterate_dask"]
+
+Totals = dict[str, np.ndarray]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Everything a worker needs to reproduce its blocks (small and picklable)."""
+
+    trials: int
+    block_size: int
+    entropy: object
+    spawn_key: tuple[int, ...]
+    pool_size: int
+
+    @property
+    def n_blocks(self) -> int:
+        return -(-self.trials // self.block_size)
+
+    def block_trials(self, index: int) -> int:
+        return min(self.block_size, self.trials - index * self.block_size)
+
+    def generator(self, index: int) -> np.random.Generator:
+        child = np.random.SeedSequence(self.entropy, spawn_key=self.spawn_key + (index,),
+                                       pool_size=self.pool_size)
+        return np.random.default_rng(child)
+
+    def chunks(self, blocks_per_chunk: int) -> list[tuple[int, int]]:
+        n = self.n_blocks
+        return [(a, min(a + blocks_per_chunk, n)) for a in range(0, n, blocks_per_chunk)]
+
+
+def _accumulator(key: object, value: object, block: int) -> np.ndarray:
+    """An owned copy in the accumulating dtype (int64, float64 or complex128)."""
+    if not isinstance(key, str):
+        raise ValueError(f"sampler must return a dict with str keys; got key {key!r} in block {block}")
+    arr = np.asarray(value)
+    kind = arr.dtype.kind
+    if kind in "biu":
+        return arr.astype(np.int64)
+    if kind == "f":
+        return arr.astype(np.float64)
+    if kind == "c":
+        return arr.astype(np.complex128)
+    raise ValueError(f"sampler value {key!r} must be numeric (counts or sums); got dtype "
+                     f"{arr.dtype} in block {block}")
+
+
+def check_same(ref: Totals, ref_block: int, new: Totals, block: int) -> None:
+    """Raise a one-line ValueError unless ``new`` has the keys, shapes and kinds of ``ref``."""
+    if ref.keys() != new.keys():
+        raise ValueError(f"sampler returned keys {sorted(new)} in block {block} but "
+                         f"{sorted(ref)} in block {ref_block}; keys must not change")
+    for key, arr in new.items():
+        if arr.shape != ref[key].shape or arr.dtype != ref[key].dtype:
+            raise ValueError(f"sampler value {key!r} has shape {arr.shape} ({arr.dtype}) in block "
+                             f"{block} but {ref[key].shape} ({ref[key].dtype}) in block "
+                             f"{ref_block}; accumulators need a fixed shape")
+
+
+def add_into(total: Totals, part: Totals) -> None:
+    """``total += part`` in place, key by key (order of calls = block order)."""
+    for key, arr in part.items():
+        np.add(total[key], arr, out=total[key])
+
+
+def _block(sampler: Callable, plan: Plan, index: int) -> Totals:
+    out = sampler(plan.block_trials(index), plan.generator(index))
+    if not isinstance(out, dict) or not out:
+        raise ValueError(f"sampler must return a non-empty dict of arrays; got "
+                         f"{type(out).__name__} in block {index}")
+    return {key: _accumulator(key, value, index) for key, value in out.items()}
+
+
+def run_chunk(sampler: Callable, plan: Plan, first: int, stop: int) -> list[Totals]:
+    """Run blocks ``first..stop-1``; return their accumulators, in order (see module doc)."""
+    if isinstance(sampler, bytes):  # cloudpickled by the driver (a sampler from __main__)
+        import cloudpickle
+        sampler = cloudpickle.loads(sampler)
+    parts: list[Totals] = []
+    for index in range(first, stop):
+        part = _block(sampler, plan, index)
+        if parts:
+            check_same(parts[0], first, part, index)
+        parts.append(part)
+    if all(arr.dtype.kind == "i" for arr in parts[0].values()):
+        total = {key: arr.copy() for key, arr in parts[0].items()}
+        for part in parts[1:]:
+            add_into(total, part)
+        return [total]
+    return parts
+
+
+Chunk = tuple[int, int]
+Result = tuple[Chunk, list[Totals]]
+
+
+def iterate_serial(sampler: Callable, plan: Plan, chunks: list[Chunk]) -> Iterator[Result]:
+    """Run the chunks one after the other in this process."""
+    for a, b in chunks:
+        yield (a, b), run_chunk(sampler, plan, a, b)
+
+
+def portable(sampler: Callable) -> Callable | bytes:
+    """The sampler as sent to worker processes: itself, or cloudpickle bytes when it lives in
+    ``__main__`` (a notebook or script) or does not pickle by reference."""
+    func = getattr(sampler, "func", sampler)
+    try:
+        if getattr(func, "__module__", None) != "__main__":
+            pickle.dumps(sampler)
+            return sampler
+    except Exception:
+        pass
+    try:
+        import cloudpickle
+    except ImportError:
+        raise ValueError("sampler must be picklable for workers > 1 (a module-level function "
+                         "or functools.partial of one); install cloudpickle to send "
+                         "notebook functions") from None
+    return cloudpickle.dumps(sampler)
+
+
+def _ignore_sigint() -> None:  # workers leave Ctrl-C to the driver, which terminates them
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _context() -> multiprocessing.context.BaseContext:
+    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+    ctx = multiprocessing.get_context(method)
+    if method == "forkserver":  # warm server: workers fork with numpy/pandas already imported
+        ctx.set_forkserver_preload(["balance._mcexec", "balance.montecarlo"])
+    return ctx
+
+
+def _ordered(submit: Callable[[Chunk], object], result: Callable[[object], list[Totals]],
+             chunks: list[Chunk], window: int) -> Iterator[Result]:
+    """Submit at most ``window`` chunks ahead; yield results in chunk order."""
+    pending: collections.deque = collections.deque()
+    todo = iter(chunks)
+    for chunk in todo:
+        pending.append((chunk, submit(chunk)))
+        if len(pending) >= window:
+            break
+    while pending:
+        chunk, future = pending.popleft()
+        out = result(future)
+        nxt = next(todo, None)
+        if nxt is not None:
+            pending.append((nxt, submit(nxt)))
+        yield chunk, out
+
+
+def iterate_processes(sampler: Callable, plan: Plan, chunks: list[Chunk],
+                      workers: int) -> Iterator[Result]:
+    """Run the chunks on ``workers`` local processes (forkserver, else spawn).
+
+    Any exception, Ctrl-C, or the consumer stopping early cancels pending chunks and
+    terminates the workers, so no process outlives the run.
+    """
+    from concurrent.futures import ProcessPoolExecutor
+
+    payload = portable(sampler)
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=_context(),
+                               initializer=_ignore_sigint)
+    try:
+        yield from _ordered(lambda c: pool.submit(run_chunk, payload, plan, *c),
+                            lambda f: f.result(), chunks, 2 * workers + 1)
+    except BaseException:
+        _terminate(pool)
+        raise
+    else:
+        pool.shutdown(wait=True)
+
+
+def _terminate(pool) -> None:
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in processes:
+        if proc.is_alive():
+            proc.terminate()
+    for proc in processes:
+        proc.join(timeout=5)
+        if proc.is_alive():  # pragma: no cover - a worker stuck in C code
+            proc.kill()
+            proc.join(timeout=5)
+
+
+def _dask() -> object:
+    try:
+        from dask import distributed
+    except ImportError:
+        raise ValueError('workers="dask" needs the optional dependency dask[distributed]: '
+                         "pip install 'balance[dask]'") from None
+    return distributed
+
+
+def dask_threads(client) -> int:
+    """Total threads of a Dask client's workers (at least 1)."""
+    return max(1, sum(client.nthreads().values()))
+
+
+def iterate_dask(sampler: Callable, plan: Plan, chunks: list[Chunk],
+                 client: object | None) -> Iterator[Result]:
+    """Run the chunks on a Dask cluster (``client``, or a LocalCluster made and closed here)."""
+    own = client is None
+    cluster = None
+    if own:
+        distributed = _dask()
+        cluster = distributed.LocalCluster(n_workers=os.cpu_count() or 1, threads_per_worker=1,
+                                           processes=True, dashboard_address=None)
+        client = distributed.Client(cluster)
+    live: set = set()  # only unfinished futures are referenced, so results do not pile up
+
+    def submit(chunk: Chunk):
+        fut = client.submit(run_chunk, sampler, plan, *chunk, pure=False)
+        live.add(fut)
+        return fut
+
+    def result(fut) -> list[Totals]:
+        out = fut.result()
+        live.discard(fut)
+        return out
+
+    try:
+        yield from _ordered(submit, result, chunks, 2 * dask_threads(client) + 1)
+    except BaseException:
+        if live:
+            client.cancel(list(live))
+        raise
+    finally:
+        if own:
+            client.close()
+            cluster.close()
