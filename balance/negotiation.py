@@ -160,6 +160,5 @@ def simulate(psychology: int, ask, modifier: int = 0, *, trials: int = 1_000_000
         res.totals["outcomes"], res.trials,
         index=pd.Index(["unchanged", "partial", "full"], name="outcome"))
     table = table.rename(columns={"estimate": "probability"})
-    mean = montecarlo.mean_interval(res.totals["change_sum"][0], res.totals["change_sq_sum"][0],
-                                    res.trials)
+    mean = res.mean("change_sum", "change_sq_sum")
     return Simulation(table=table, result=res, extra={"expected_change": mean})
