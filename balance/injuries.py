@@ -246,7 +246,7 @@ def injury_sampler(n: int, rng: np.random.Generator, *, seconds: int, negative_h
         return {"rows": counts}
     die = inj["die"]
     k = int(roll_modifier(seconds, negative_hp, wounds, rules=rules))
-    faces = rng.integers(1, die + 1, size=n, dtype=np.uint8 if die < 256 else np.int32)
+    faces = rng.integers(1, die + 1, size=n, dtype=np.int16 if die < 2**15 else np.int64)
     face_counts = np.bincount(faces, minlength=die + 1)
     lut = _row_lookup(k, rules)
     return {"rows": np.bincount(lut, weights=face_counts, minlength=rows).astype(np.int64)}
