@@ -1,15 +1,19 @@
 """Percentile rules (a Mythras digest, RULES.md 3): d100 tiers, contests, characters, duels.
 
 >>> import balance as bl
->>> bl.percentile.tiers(65)["success"]
+>>> float(bl.percentile.tiers(65)["success"])
 0.58
->>> bl.percentile.location_hp(25)["chest"]
+>>> int(bl.percentile.location_hp(25)["chest"])
 7
 """
 from .characteristics import (action_points, combat_style_base, damage_modifier,
                               damage_modifier_step, endurance, evade, experience_modifier,
                               healing_rate, human_distribution, initiative_bonus, location_hp,
                               luck_points, magic_points, sample_humans, willpower)
+from .duel_tables import duel, duel_table, weapon_matchups
+from .duels import DuelSpec, duel_sampler, duel_spec
+from .exchange import exchange
+from .fighters import Fighter, combatant, weapon_size
 from .contests import contest_skills, differential, effects_won, opposed, opposed_outcome
 from .locations import hit_locations, location_of
 from .magic import (abilities_known, best_source, casting_conditions, location_source,
@@ -27,6 +31,9 @@ __all__ = [
     "initiative_bonus", "endurance", "willpower", "evade", "combat_style_base",
     "damage_modifier", "damage_modifier_step", "location_hp", "human_distribution",
     "sample_humans", "hit_locations", "location_of",
+    # 3.3 duels
+    "combatant", "Fighter", "weapon_size", "exchange", "duel_spec", "DuelSpec", "duel_sampler",
+    "duel", "duel_table", "weapon_matchups",
     # magic
     "abilities_known", "best_source", "location_source", "veneration_source",
     "casting_conditions",

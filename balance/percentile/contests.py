@@ -4,7 +4,7 @@ Order of modifiers (our reading): each side's difficulty grade first, then the o
 the graded skills (the skills actually rolled). Exact, by enumerating the die x die roll pairs.
 
 >>> import balance as bl
->>> round(bl.percentile.opposed(70, 50)["first_wins"], 4)
+>>> float(round(bl.percentile.opposed(70, 50)["first_wins"], 4))
 0.5724
 """
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Hit locations (RULES.md 3.2): the humanoid 1d20 table and the mounted 1d10+10 roll.
 
 >>> import balance as bl
->>> bl.percentile.hit_locations().set_index("location")["probability"]["head"]
+>>> float(bl.percentile.hit_locations().set_index("location")["probability"]["head"])
 0.1
 """
 from __future__ import annotations

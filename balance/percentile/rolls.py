@@ -1,7 +1,7 @@
 """Skill rolls: the four tiers of a d100 roll against a skill (RULES.md 3.1), exact and sampled.
 
 >>> import balance as bl
->>> bl.percentile.tiers(65)["critical"]
+>>> float(bl.percentile.tiers(65)["critical"])
 0.07
 >>> bl.percentile.graded_skill(65, "hard")
 44
@@ -162,7 +162,8 @@ def tier_table(skills: Iterable[int] = range(1, 201), grades: Iterable[str] | No
 
 
 def _roll_dtype(die: int):
-    return np.uint8 if die < 256 else np.int32
+    # numpy draws 16-bit integers fastest (8-bit draws are several times slower)
+    return np.int16 if die < 2**15 else np.int64
 
 
 def sample_tiers(skill: int, n: int, rng: RNGLike = None, *, grade: str | None = None,
@@ -178,8 +179,8 @@ def sample_tiers(skill: int, n: int, rng: RNGLike = None, *, grade: str | None =
     die = section(rules)["die"]
     if modified is None:
         return np.full(n, _no_roll_tier(rules), dtype=np.int8)
-    row = tier_lookup(rules)[min(modified, _skill_cap(rules))]
-    return row[gen.integers(1, die + 1, size=n, dtype=_roll_dtype(die))]
+    row = tier_lookup(rules)[min(modified, _skill_cap(rules)), 1:]
+    return row[gen.integers(0, die, size=n, dtype=_roll_dtype(die))]
 
 
 def tier_sampler(n: int, rng: RNGLike = None, *, skill: int = 65, grade: str | None = None,
@@ -196,7 +197,6 @@ def tier_sampler(n: int, rng: RNGLike = None, *, skill: int = 65, grade: str | N
         counts = np.zeros(4, dtype=np.int64)
         counts[_no_roll_tier(rules)] = n
         return {"tiers": counts}
-    row = tier_lookup(rules)[min(modified, _skill_cap(rules))]
-    faces = np.bincount(gen.integers(1, die + 1, size=n, dtype=_roll_dtype(die)),
-                        minlength=die + 1)
+    row = tier_lookup(rules)[min(modified, _skill_cap(rules)), 1:]
+    faces = np.bincount(gen.integers(0, die, size=n, dtype=_roll_dtype(die)), minlength=die)
     return {"tiers": np.bincount(row, weights=faces, minlength=4).astype(np.int64)}

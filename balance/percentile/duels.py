@@ -1,0 +1,287 @@
+"""Vectorised duel simulator (RULES.md 3.3): two combatants fight until one is out or time runs out.
+
+Arrays are shaped ``(duels,)`` (``(2, duels)`` per side); Python loops only over rounds and
+exchanges. Policies the document leaves open (all stated in docs/readme/percentile.md):
+
+- initiative ``1d10 + bonus - ceil(armour ENC / 5)`` is rolled once per duel; a tie is broken
+  by a fair coin once (we do not model simultaneous action);
+- a round (5 s) runs cycles in initiative order until nobody has Action Points left; on its
+  turn a combatant with A.P. attacks (1 A.P.); a defender always spends 1 A.P. on a defence
+  when it has one and is not stunned: a parry with its Combat Style (shield if it has one, else
+  the weapon) when Combat Style >= Evade, else an evade;
+- a serious wound stuns the victim for 1d3 of its own turns: each turn spends 1 A.P. and it
+  neither attacks nor defends meanwhile;
+- prone (knockback, crippled leg): attacks and parries at ``duel.prone_grade`` (Hard); standing
+  up takes ``duel.stand_up_turns`` turn(s), impossible on a crippled leg; a crippled shield arm
+  drops the shield;
+- the exchange itself: :mod:`balance.percentile.exchange` (special effects, parry by size,
+  armour, wounds, Endurance, knockback);
+- the duel ends at death, unconsciousness or incapacitation of one side, else after
+  ``duel.max_rounds`` rounds (timeout).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from .. import dice
+from ..errors import check_integer
+from ..rng import RNGLike, as_generator
+from ..rules import Rules, resolve
+from ._common import RulesLike, ceil_div, section
+from ._common import grade as find_grade
+from .exchange import NONE, SERIOUS, exchange
+from .fighters import Fighter
+
+__all__ = ["DuelSpec", "duel_spec", "duel_sampler"]
+
+_TABLE_LIMIT = 1 << 20
+
+
+@dataclass(frozen=True)
+class DuelSpec:
+    """Two fighters, a round cap and the rules: everything a duel sampler needs (picklable)."""
+
+    first: Fighter
+    second: Fighter
+    max_rounds: int
+    rules: Rules
+
+
+def duel_spec(first: Fighter, second: Fighter, *, max_rounds: int | None = None,
+              rules: RulesLike = None) -> DuelSpec:
+    """Check and bundle a duel (``max_rounds`` default: ``[percentile.duel] max_rounds``)."""
+    rules = resolve(rules)
+    for name, f in (("first", first), ("second", second)):
+        if not isinstance(f, Fighter):
+            raise ValueError(f"{name} must be a combatant (bl.percentile.combatant(70, ...)), "
+                             f"got {f!r}")
+    rounds = section(rules)["duel"]["max_rounds"] if max_rounds is None else max_rounds
+    return DuelSpec(first, second, check_integer("max_rounds", rounds, min=1), rules)
+
+
+@lru_cache(maxsize=64)
+def _outcomes(expr: str) -> np.ndarray | None:
+    """Every equally likely outcome of a dice expression (None when too many)."""
+    d = dice.parse(expr)
+    size = 1
+    for _, count, faces in d.terms:
+        size *= faces ** count
+    if size > _TABLE_LIMIT:
+        return None
+    grid = np.full(1, d.constant, dtype=np.int64)
+    for sign, count, faces in d.terms:
+        for _ in range(count):
+            grid = (grid[:, None] + sign * np.arange(1, faces + 1)).ravel()
+    return np.sort(grid)
+
+
+class _Draw:
+    """Exact sampler of one dice expression per side (a table lookup when it is small)."""
+
+    def __init__(self, exprs: tuple[str, str]):
+        self.exprs = exprs
+        tables = [_outcomes(e) for e in exprs]
+        self.table = None if any(t is None for t in tables) else np.concatenate(tables)
+        if self.table is not None:
+            self.sizes = np.array([tables[0].size, tables[1].size])
+            self.offsets = np.array([0, tables[0].size])
+
+    def __call__(self, side: np.ndarray, gen: np.random.Generator) -> np.ndarray:
+        if self.table is not None:
+            u = gen.integers(0, self.sizes[side])
+            return self.table[self.offsets[side] + u]
+        both = [dice.parse(e).sample(side.size, gen) for e in self.exprs]
+        return np.where(side == 0, both[0], both[1])
+
+
+@dataclass
+class _Compiled:
+    """Per-side arrays of a spec (index 0 first, 1 second)."""
+
+    style: np.ndarray
+    evade: np.ndarray
+    parry: np.ndarray
+    endurance: np.ndarray
+    knock: np.ndarray
+    ap: np.ndarray
+    init: np.ndarray
+    siz: np.ndarray
+    weapon_size: np.ndarray
+    shield_size: np.ndarray
+    armour: np.ndarray
+    hp_max: np.ndarray
+    damage: _Draw
+    location: _Draw
+    stun: _Draw
+    initiative: _Draw
+    prone_num: int
+    prone_den: int
+    stand_turns: int
+    shield_arm: int
+    legs: np.ndarray
+    die: int
+
+
+def _compile(spec: DuelSpec) -> _Compiled:
+    rules = spec.rules
+    sec = section(rules)
+    f = (spec.first, spec.second)
+    arr = lambda attr: np.array([getattr(x, attr) for x in f])  # noqa: E731
+    rows = sec["hit_locations"]["table"]
+    keys = [row["key"] for row in rows]
+    prone = find_grade(sec["duel"]["prone_grade"], rules, "duel.prone_grade")
+    combat = sec["combat"]
+    return _Compiled(
+        style=arr("combat_style"), evade=arr("evade"),
+        parry=arr("combat_style") >= arr("evade"), endurance=arr("endurance"),
+        knock=arr("knockback_skill"), ap=arr("action_points"), init=arr("initiative_bonus"),
+        siz=arr("siz"), weapon_size=arr("weapon_size"), shield_size=arr("shield_size"),
+        armour=np.array([x.armour for x in f]), hp_max=np.array([x.hit_points for x in f]),
+        damage=_Draw((f[0].damage, f[1].damage)),
+        location=_Draw((sec["hit_locations"]["roll"],) * 2),
+        stun=_Draw((combat["stun_roll"],) * 2),
+        initiative=_Draw((combat["initiative_roll"],) * 2),
+        prone_num=prone.numerator, prone_den=prone.denominator,
+        stand_turns=sec["duel"]["stand_up_turns"],
+        shield_arm=keys.index(sec["duel"]["shield_arm"]),
+        legs=np.array([row["hp"] == "leg" for row in rows]), die=sec["die"])
+
+
+def _graded(skill: np.ndarray, prone: np.ndarray, c: _Compiled) -> np.ndarray:
+    return np.where(prone, ceil_div(skill * c.prone_num, c.prone_den), skill)
+
+
+def duel_sampler(n: int, rng: RNGLike, spec: DuelSpec) -> dict[str, np.ndarray]:
+    """Simulate ``n`` duels (Monte Carlo engine contract): additive count arrays.
+
+    Returns
+    -------
+    dict
+        ``wins`` (3,): first wins, second wins, timeout; ``kinds`` (2, 4): winner side x how
+        the loser went out (index 1 death, 2 unconsciousness, 3 incapacitation);
+        ``rounds`` (max_rounds + 1,): histogram of the round the duel ended (timeouts at
+        max_rounds); ``first_serious`` (max_rounds + 1,): round of the first serious or major
+        wound (0 = none); ``exchanges``, ``effects`` (2,) special effects won by each side,
+        ``serious_wounds`` (2,) suffered by each side, ``knockbacks``, ``rounds_sum``,
+        ``rounds_sumsq``.
+    """
+    n = check_integer("n", n, min=0)
+    gen = as_generator(rng, "rng")
+    c = _compile(spec)
+    rules, R = spec.rules, spec.max_rounds
+    L = c.hp_max.shape[1]
+    both = np.repeat(np.arange(2), n)
+    hp = np.repeat(c.hp_max[:, None, :], n, axis=1)
+    ap = np.zeros((2, n), dtype=np.int64)
+    stun = np.zeros((2, n), dtype=np.int64)
+    prone = np.zeros((2, n), dtype=bool)
+    lame = np.zeros((2, n), dtype=bool)
+    shield = np.repeat((c.shield_size >= 0)[:, None], n, axis=1)
+    init = (c.initiative(both, gen) + c.init[both]).reshape(2, n)
+    coin = gen.integers(0, 2, size=n)
+    first = np.where(init[0] > init[1], 0, np.where(init[1] > init[0], 1, coin))
+    over = np.zeros(n, dtype=bool)
+    winner = np.full(n, 2)          # 2 = timeout
+    kind = np.zeros(n, dtype=np.int64)
+    end = np.full(n, R)
+    first_serious = np.zeros(n, dtype=np.int64)
+    effects = np.zeros(2)
+    serious = np.zeros(2, dtype=np.int64)
+    counts = {"exchanges": 0, "knockbacks": 0}
+    for rnd in range(1, R + 1):
+        alive = np.flatnonzero(~over)
+        if alive.size == 0:
+            break
+        ap[:, alive] = c.ap[:, None]
+        while alive.size:
+            acted = False
+            for slot in (0, 1):
+                sides = first[alive] ^ slot
+                can = (ap[sides, alive] > 0) & ~over[alive]
+                if not can.any():
+                    continue
+                acted = True
+                idx, a = alive[can], sides[can]
+                ap[a, idx] -= 1
+                stunned = stun[a, idx] > 0
+                stun[a[stunned], idx[stunned]] -= 1
+                rising = ~stunned & prone[a, idx] & ~lame[a, idx] & (c.stand_turns > 0)
+                prone[a[rising], idx[rising]] = False
+                go = ~stunned & ~rising
+                if go.any():
+                    _attack(idx[go], a[go], rnd, c, rules, gen, hp, ap, stun, prone, lame,
+                            shield, over, winner, kind, end, first_serious, effects, serious,
+                            counts)
+            if not acted:
+                break
+            alive = alive[~over[alive]]
+    return {
+        "wins": np.bincount(winner, minlength=3).astype(np.int64),
+        "kinds": np.bincount(np.minimum(winner, 1) * 4 + kind,
+                             weights=(winner < 2), minlength=8).reshape(2, 4).astype(np.int64),
+        "rounds": np.bincount(end, minlength=R + 1).astype(np.int64),
+        "first_serious": np.bincount(first_serious, minlength=R + 1).astype(np.int64),
+        "exchanges": np.int64(counts["exchanges"]), "effects": effects,
+        "serious_wounds": serious, "knockbacks": np.int64(counts["knockbacks"]),
+        "rounds_sum": np.int64(end.sum()), "rounds_sumsq": np.int64((end * end).sum()),
+    }
+
+
+def _attack(idx, a, rnd, c, rules, gen, hp, ap, stun, prone, lame, shield, over, winner,
+            kind, end, first_serious, effects, serious, counts) -> None:
+    """One exchange for the duels ``idx`` whose attacker is side ``a``; updates the state."""
+    d = 1 - a
+    m = idx.size
+    defends = (ap[d, idx] > 0) & (stun[d, idx] == 0)
+    ap[d[defends], idx[defends]] -= 1
+    d_prone = prone[d, idx]
+    parry = c.parry[d]
+    d_skill = _graded(np.where(parry, c.style[d], c.evade[d]), d_prone & parry, c)
+    has_shield = shield[d, idx]
+    attacker = {"skill": _graded(c.style[a], prone[a, idx], c), "weapon_size": c.weapon_size[a]}
+    defender = {
+        "defends": defends, "parry": parry, "skill": d_skill,
+        "parry_size": np.where(has_shield, np.maximum(c.shield_size[d], c.weapon_size[d]),
+                               c.weapon_size[d]),
+        "armour": c.armour[d], "hp": hp[d, idx], "hp_max": c.hp_max[d], "siz": c.siz[d],
+        "endurance": c.endurance[d], "knockback_skill": c.knock[d]}
+    d100 = gen.integers(1, c.die + 1, size=(4, m), dtype=np.int16)
+    rolls = {"attack": d100[0], "defence": d100[1], "endurance": d100[2],
+             "knockback": d100[3], "location": c.location(a, gen), "damage": c.damage(a, gen)}
+    out = exchange(attacker, defender, rolls, rules)
+    loc = out["location"]
+    hp[d, idx, loc] = out["hp_after"]
+    counts["exchanges"] += m
+    eff = out["effects"]
+    effects += np.bincount(a, weights=np.maximum(eff, 0), minlength=2)
+    effects += np.bincount(d, weights=np.maximum(-eff, 0), minlength=2)
+    wounded = out["wound"] >= SERIOUS
+    if wounded.any():
+        serious += np.bincount(d[wounded], minlength=2)
+        w = idx[wounded]
+        first_serious[w] = np.where(first_serious[w] == 0, rnd, first_serious[w])
+        stunned = out["wound"] == SERIOUS
+        if stunned.any():
+            roll = c.stun(d[stunned], gen)
+            ds, js = d[stunned], idx[stunned]
+            stun[ds, js] = np.maximum(stun[ds, js], roll)
+        crip = out["crippled"]
+        if crip.any():
+            arm = crip & (loc == c.shield_arm)
+            shield[d[arm], idx[arm]] = False
+            leg = crip & c.legs[loc]
+            lame[d[leg], idx[leg]] = True
+            prone[d[leg], idx[leg]] = True
+    knocked = out["knocked_prone"]
+    counts["knockbacks"] += int(out["knocked_back"].sum())
+    prone[d[knocked], idx[knocked]] = True
+    done = out["outcome"] != NONE
+    if done.any():
+        j = idx[done]
+        over[j] = True
+        winner[j] = a[done]
+        kind[j] = out["outcome"][done]
+        end[j] = rnd
