@@ -3,7 +3,7 @@
 >>> import balance as bl
 >>> f = bl.percentile.combatant(70, weapon="broadsword", shield="buckler")
 >>> f.action_points, f.damage, f.parry_size
-(2, '1d8+0', 1)
+(2, '1d8', 1)
 """
 from __future__ import annotations
 
