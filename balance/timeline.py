@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from .errors import check_integer, check_integer_array
 from .rules import Rules, resolve
@@ -44,24 +45,25 @@ LOG_COLUMNS = ["second", "creature", "event", "action", "charge", "cost", "react
 
 # -- pure functions ----------------------------------------------------------------------------
 
-def _cooldown(cooldown, rules: Rules, name: str = "cooldown") -> np.ndarray:
+def _cooldown(cooldown: ArrayLike | None, rules: Rules, name: str = "cooldown") -> np.ndarray:
     if cooldown is None:
         cooldown = rules["time"]["opportunity_attack_cooldown"]
     return check_integer_array(name, cooldown, min=0, max=_MAX)
 
 
-def _scalar(x: np.ndarray):
+def _scalar(x: np.ndarray) -> int | np.ndarray:
     return int(x) if np.ndim(x) == 0 else x
 
 
-def charge_seconds(cost, *, rules: Rules | None = None):
+def charge_seconds(cost: ArrayLike, *, rules: Rules | None = None) -> int | np.ndarray:
     """Seconds of charging an action of ``cost`` A.P. needs: ``ceil(cost / ap_per_second)``."""
     rate = resolve(rules)["time"]["ap_per_second"]
     k = check_integer_array("cost", cost, min=1, max=_MAX)
     return _scalar(-(-k // rate))
 
 
-def completion_second(start, cost, *, rules: Rules | None = None):
+def completion_second(start: ArrayLike, cost: ArrayLike, *,
+                      rules: Rules | None = None) -> int | np.ndarray:
     """Second at whose end an action started at ``start`` completes (uninterrupted). Broadcasts.
 
     >>> completion_second(start=[0, 7], cost=3).tolist()
@@ -71,7 +73,8 @@ def completion_second(start, cost, *, rules: Rules | None = None):
     return _scalar(s + np.asarray(charge_seconds(cost, rules=rules)) - 1)
 
 
-def charge_at(start, cost, second, *, rules: Rules | None = None):
+def charge_at(start: ArrayLike, cost: ArrayLike, second: ArrayLike, *,
+              rules: Rules | None = None) -> int | np.ndarray:
     """A.P. charged by the end of ``second`` (uninterrupted; 0 before ``start``). Broadcasts.
 
     >>> charge_at(start=0, cost=5, second=[0, 2, 4, 9]).tolist()
@@ -84,7 +87,8 @@ def charge_at(start, cost, second, *, rules: Rules | None = None):
     return _scalar(np.clip((t - s + 1) * rate, 0, k))
 
 
-def reaction_available(uses, second, cooldown=None, *, rules: Rules | None = None):
+def reaction_available(uses: ArrayLike, second: ArrayLike, cooldown: ArrayLike | None = None, *,
+                       rules: Rules | None = None) -> bool | np.ndarray:
     """Whether a creature may use a Reaction at ``second`` given its past Reactions (§1.4).
 
     A Reaction used at second ``u`` with cooldown ``c`` blocks seconds ``u .. u + c - 1``.
@@ -114,7 +118,8 @@ def reaction_available(uses, second, cooldown=None, *, rules: Rules | None = Non
     return bool(free) if free.ndim == 0 else free
 
 
-def answered_triggers(triggers, cooldown=None, *, rules: Rules | None = None) -> np.ndarray:
+def answered_triggers(triggers: ArrayLike, cooldown: ArrayLike | None = None, *,
+                      rules: Rules | None = None) -> np.ndarray:
     """Which of a creature's triggers it answers, reacting whenever it can (§1.4).
 
     ``triggers`` are the seconds of distinct triggering events, in time order; ``cooldown`` is
@@ -270,7 +275,7 @@ def simulate(events: Iterable[Event], *, until: int | None = None,
     uses: dict[str, list[tuple[int, int]]] = {}
     answered: set[tuple] = set()
 
-    def log(t: int, who: str, what: str, ch: _Charging | None = None, **extra) -> None:
+    def log(t: int, who: str, what: str, ch: _Charging | None = None, **extra: object) -> None:
         row = dict(second=t, creature=who, event=what, action=ch.action if ch else None,
                    charge=ch.charge if ch else None, cost=ch.cost if ch else None)
         row.update(extra)

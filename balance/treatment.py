@@ -24,6 +24,7 @@ from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from . import d20
 from .errors import check_integer, check_integer_array, check_number
@@ -53,12 +54,14 @@ def _injury_modifier(injury: object, rules: Rules) -> int:
     return find_row(rules["injuries"]["table"], injury, "injury")[1]["modifier"]
 
 
-def _chance(cunning, test_modifier, level: Mapping, rules: Rules):
+def _chance(cunning: ArrayLike, test_modifier: ArrayLike, level: Mapping,
+            rules: Rules) -> float | np.ndarray:
     """Success chance of one attempt given the row's modifier (array in, array out)."""
     return d20.success_chance(cunning, level["bonus"] + test_modifier, rules=rules)
 
 
-def _args(cunning, injury, level, modifier, rules):
+def _args(cunning: ArrayLike, injury: object, level: object, modifier: ArrayLike,
+          rules: Rules | None) -> tuple[np.ndarray, Mapping, Rules]:
     """Validate the common arguments, return (chance, level row, rules)."""
     rules = resolve(rules)
     c = check_integer_array("cunning", cunning, min=-_CHAR_LIMIT, max=_CHAR_LIMIT)
@@ -74,12 +77,15 @@ def _expected_minutes(p: np.ndarray, minutes: float, retry: float) -> np.ndarray
     return minutes + retry * failures
 
 
-def _out(x: np.ndarray):
+def _out(x: np.ndarray) -> float | np.ndarray:
     return float(x) if np.ndim(x) == 0 else x
 
 
 def levels(*, rules: Rules | None = None) -> pd.DataFrame:
-    """The treatment levels of §1.3: level, level_fr, bonus, minutes, retry_minutes, removes_injury."""
+    """The treatment levels of §1.3.
+
+    Columns: level, level_fr, bonus, minutes, retry_minutes, removes_injury.
+    """
     rules = resolve(rules)
     return pd.DataFrame(
         [(row["en"], row.get("fr", row["en"]), row["bonus"], row["minutes"], row["retry_minutes"],
@@ -87,8 +93,8 @@ def levels(*, rules: Rules | None = None) -> pd.DataFrame:
         columns=["level", "level_fr", "bonus", "minutes", "retry_minutes", "removes_injury"])
 
 
-def treatment_chance(cunning, injury: str, level: str = "light", *, modifier=0,
-                     rules: Rules | None = None):
+def treatment_chance(cunning: ArrayLike, injury: str, level: str = "light", *,
+                     modifier: ArrayLike = 0, rules: Rules | None = None) -> float | np.ndarray:
     """Chance that one treatment attempt succeeds (§1.3).
 
     A Cunning Test with the level's bonus and the injury row's test modifier:
@@ -120,8 +126,9 @@ def treatment_chance(cunning, injury: str, level: str = "light", *, modifier=0,
     return _out(p)
 
 
-def expected_cure_minutes(cunning, injury: str, level: str = "light", *, modifier=0,
-                          rules: Rules | None = None):
+def expected_cure_minutes(cunning: ArrayLike, injury: str, level: str = "light", *,
+                          modifier: ArrayLike = 0,
+                          rules: Rules | None = None) -> float | np.ndarray:
     """Expected minutes until a treatment succeeds, retrying as soon as allowed (§1.3).
 
     Light: until the symptoms are removed; full: until the injury is removed.
@@ -131,8 +138,8 @@ def expected_cure_minutes(cunning, injury: str, level: str = "light", *, modifie
     return _out(_expected_minutes(p, row["minutes"], row["retry_minutes"]))
 
 
-def cured_within(cunning, injury: str, level: str, minutes, *, modifier=0,
-                 rules: Rules | None = None):
+def cured_within(cunning: ArrayLike, injury: str, level: str, minutes: ArrayLike, *,
+                 modifier: ArrayLike = 0, rules: Rules | None = None) -> float | np.ndarray:
     """Chance that the treatment has succeeded ``minutes`` after the first attempt began (§1.3).
 
     Attempts ending by then: ``k = floor((minutes - duration) / retry) + 1`` (0 before the first
@@ -181,7 +188,7 @@ def cure_time_distribution(cunning: int, injury: str, level: str = "light", *, m
     })
 
 
-def cure_table(cunning=None, *, levels: tuple[str, ...] = ("light", "full"),
+def cure_table(cunning: ArrayLike | None = None, *, levels: tuple[str, ...] = ("light", "full"),
                rules: Rules | None = None) -> pd.DataFrame:
     """Cure chance and expected time by Cunning x injury band x level, tidy for plots (§1.3).
 

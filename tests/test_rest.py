@@ -67,7 +67,7 @@ def test_quick_scores_in_both_languages():
     assert rest.regeneration([(8, rest.quick_score("adequate"))]) == 120
 
 
-# -- the 12 counted hours in any 24 h ---------------------------------------------------------------
+# -- the 12 counted hours in any 24 h ----------------------------------------------------------
 
 def test_fourteen_hours_in_one_day_count_twelve():
     assert rest.counted_hours([(14, 15)]) == [12]
@@ -136,7 +136,7 @@ def test_variant_cap_is_data():
     assert rest.rest_score(sleep_hours=8, rules=rules) == 5
 
 
-# -- maxima, negative scores, hours needed -------------------------------------------------------------
+# -- maxima, negative scores, hours needed ----------------------------------------------------
 
 def test_capped_at_the_maximum_when_given():
     assert rest.regeneration([(8, 15)], current=100, maximum=150) == 50

@@ -13,7 +13,8 @@ from balance import treatment as tr
 
 # The document's numbers, written here independently of the rules data.
 DIE = 20
-LEVELS = {"light": dict(bonus=2, minutes=1, retry=60), "full": dict(bonus=0, minutes=60, retry=1440)}
+LEVELS = {"light": dict(bonus=2, minutes=1, retry=60),
+          "full": dict(bonus=0, minutes=60, retry=1440)}
 # (English name, French name, test modifier) of a few rows, one or more per band
 ROWS = [("Dazed", "Étourdi", 0), ("Broken", "Brisé", 0), ("Weak", "Faible", -5),
         ("Psychic weakness", "Faiblesse psychique", -5), ("Paralyzed", "Paralysé", -10),
@@ -195,7 +196,8 @@ def test_cure_table_by_band_against_brute_force():
         p = brute_chance(row.cunning + spec["bonus"] + row.modifier)
         assert row.chance == p
         if p:
-            assert row.expected_minutes == pytest.approx(spec["minutes"] + spec["retry"] * (1 - p) / p)
+            want = spec["minutes"] + spec["retry"] * (1 - p) / p
+            assert row.expected_minutes == pytest.approx(want)
             assert row.expected_hours == pytest.approx(row.expected_minutes / 60)
             assert row.expected_attempts == pytest.approx(1 / p)
         else:
