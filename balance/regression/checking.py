@@ -1,0 +1,79 @@
+"""``balance check``: measure the current rules and compare them with a baseline snapshot.
+
+Exit status: 0 when nothing significant moved beyond its tolerance, 1 when something did,
+2 when the input is unusable (handled by the CLI).
+"""
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from ..rules import Rules
+from .diff import compare_snapshots, independent_seed
+from .snapshot import Snapshot, read, take
+
+__all__ = ["check", "format_table"]
+
+
+def check(baseline: Snapshot | str, rules: Rules | str | None = None, *,
+          trials: int | None = None, seed: int | None = None, independent: bool = False,
+          alpha: float = 0.05, tolerances=None) -> pd.DataFrame:
+    """Compare ``rules`` (default: the bundled rules) with a ``baseline`` snapshot.
+
+    Monte Carlo metrics run the baseline's trials and seed unless told otherwise: unchanged
+    rules then reproduce the baseline exactly, and changed ones are compared with common random
+    numbers (conservative tests, see :mod:`balance.regression.compare`). ``independent=True``
+    draws the current side from an independent seed instead.
+
+    Returns the :func:`~balance.regression.compare` table; ``frame["moved"].any()`` is the
+    verdict.
+    """
+    base = read(baseline) if not isinstance(baseline, Snapshot) else baseline
+    trials = base.trials if trials is None else trials
+    seed = base.seed if seed is None else seed
+    if independent:
+        seed = independent_seed(seed)
+    current = take(rules, trials=trials, seed=seed)
+    return compare_snapshots(base, current, alpha=alpha, tolerances=tolerances)
+
+
+def _num(value: float, unit: str) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    if unit == "probability":
+        return f"{value:.4f}"
+    return f"{value:.4g}"
+
+
+def _change(value: float, unit: str) -> str:
+    if unit == "probability":
+        return f"{100 * value:+.2f} pp"
+    return f"{value:+.4g} {unit}"
+
+
+def format_table(frame: pd.DataFrame, *, only_moved: bool = True, width: int = 44) -> str:
+    """A plain-text table of the comparison: what moved (or every metric), by how much."""
+    rows = frame[frame["moved"]] if only_moved else frame
+    a = frame.attrs
+    head = (f"base {a.get('base', '?')} ({a.get('base_fingerprint', '?')}) vs variant "
+            f"{a.get('variant', '?')} ({a.get('variant_fingerprint', '?')}); "
+            f"alpha {a.get('alpha', 0.05):g}, Holm over {int((~frame['exact']).sum())} "
+            f"Monte Carlo metrics")
+    if rows.empty:
+        return head + "\nnothing moved beyond its tolerance " \
+            f"({len(frame)} metrics: {int(frame['exact'].sum())} exact, " \
+            f"{int((~frame['exact']).sum())} Monte Carlo)"
+    lines = [head, f"{'metric':<{width}} {'base':>9} {'variant':>9} {'change':>13}  "
+                   f"{'test':<12} {'status'}"]
+    for r in rows.itertuples(index=False):
+        name = r.metric + (f" [{r.category}]" if r.category else "")
+        if len(name) > width:
+            name = name[:width - 1] + "…"
+        test = "exact" if r.exact else f"p={r.p_adjusted:.2g}"
+        status = "MOVED" if r.moved else ("within tol." if r.significant else "")
+        lines.append(f"{name:<{width}} {_num(r.base, r.unit):>9} {_num(r.variant, r.unit):>9} "
+                     f"{_change(r.change, r.unit):>13}  {test:<12} {status}")
+    moved = int(frame["moved"].sum())
+    lines.append(f"{moved} of {len(frame)} metrics moved beyond their tolerance")
+    return "\n".join(lines)

@@ -1,0 +1,83 @@
+"""Metrics of the GM guide (RULES.md §2): adversity ratios, calibration, prices.
+
+All exact: the guide's numbers are table look-ups and fractions (:mod:`balance.encounters`,
+:mod:`balance.creatures`, :mod:`balance.economy`).
+"""
+from __future__ import annotations
+
+import math
+
+from ..rules import Rules
+from .metrics import Measurement, Metric, distribution
+
+__all__ = ["metrics", "ENCOUNTERS"]
+
+#: bestiary encounters against the default party (the guide's example first)
+ENCOUNTERS = {"dragon+2goblins": ("Dragon", "Goblin", "Goblin"),
+              "troll+wolf": ("Troll", "Wolf")}
+BOSS_SIZES = ("small", "medium", "large", "huge", "titanic")
+
+
+def _calibration(rules: Rules, names: tuple[str, ...]) -> tuple[float, int]:
+    import warnings
+
+    from .. import creatures, encounters
+    sheets = [creatures.creature(n, rules=rules) for n in names]
+    pcs = len(creatures.party(rules=rules))
+    with warnings.catch_warnings():  # advice is not what this metric measures
+        warnings.simplefilter("ignore", encounters.EncounterAdvice)
+        cal = encounters.calibration(sheets, pcs, rules=rules)
+    rows = rules["encounters"]["challenges"]
+    level = math.floor(cal.value)
+    index = 0 if level < rows[0]["low"] else next(
+        i for i, r in enumerate(rows) if r["low"] <= level and ("high" not in r or level <= r["high"]))
+    return float(cal.value), index
+
+
+def _charisma(rules: Rules) -> Measurement:
+    from .. import economy
+    s = economy.charisma_negotiation(200, 2, 14, rules=rules)
+    return distribution(s[list(economy.OUTCOMES)], economy.OUTCOMES)
+
+
+def metrics() -> list[Metric]:
+    """The GM guide's metrics, in catalogue order."""
+    from .. import economy, encounters
+    out = [Metric(f"encounters.boss_ratio.{size}", f"base adversity ratio of a {size} boss",
+                  "ratio", "exact", "scalar",
+                  lambda r, size=size: Measurement(float(encounters.base_ratio(size, "boss",
+                                                                               rules=r))),
+                  section="encounters")
+           for size in BOSS_SIZES]
+    for tag, names in ENCOUNTERS.items():
+        out.append(Metric(f"encounters.calibration@{tag}",
+                          f"calibration of {' + '.join(names)} vs the default party",
+                          "ratio", "exact", "scalar",
+                          lambda r, names=names: Measurement(_calibration(r, names)[0]),
+                          section="encounters"))
+        out.append(Metric(f"encounters.challenge@{tag}",
+                          f"challenge level of {' + '.join(names)} vs the default party "
+                          "(0 Easy, 1 Manageable, 2 Demanding, 3 Intense, 4 Impossible)",
+                          "level", "exact", "scalar",
+                          lambda r, names=names: Measurement(float(_calibration(r, names)[1])),
+                          section="encounters"))
+    out += [
+        Metric("economy.price.longsword", "price of a Longsword (STR+2, 1d8+2)", "NX", "exact",
+               "scalar", lambda r: Measurement(float(economy.weapon_cost(
+                   roll_bonus=2, damage="1d8", damage_bonus=2, rules=r))), section="economy"),
+        Metric("economy.price.greataxe", "price of a two-handed 3d12+0 weapon, roll bonus 0",
+               "NX", "exact", "scalar", lambda r: Measurement(float(economy.weapon_cost(
+                   roll_bonus=0, damage="3d12", damage_bonus=0, two_handed=True, rules=r))),
+               section="economy"),
+        Metric("economy.price.arm_guard", "price of an Arm guard (+2 Melee Atk)", "NX",
+               "exact", "scalar",
+               lambda r: Measurement(float(economy.equipment_cost(bonus=2, rules=r))),
+               section="economy"),
+        Metric("economy.resale@200NX", "what a merchant pays for a 200 NX item", "NX", "exact",
+               "scalar", lambda r: Measurement(float(economy.resale_price(200, rules=r))),
+               section="economy"),
+        Metric("economy.charisma_outcomes@CHA+2,DC14",
+               "Charisma negotiation outcomes, CHA +2 vs difficulty 14", "probability",
+               "exact", "distribution", _charisma, section="economy, guide.checks"),
+    ]
+    return out

@@ -1,0 +1,188 @@
+"""``balance snapshot``, ``balance diff`` and ``balance check``: the regression subcommands.
+
+:func:`register` adds them to the subparsers of :mod:`balance.cli`; each handler returns an
+exit code. ``python -m balance.regression_cli ...`` runs them on their own.
+
+Exit codes: ``snapshot`` 0 written; ``diff`` 0 nothing moved, 1 something moved (like
+``diff(1)``); ``check`` 0 nothing moved beyond tolerance, 1 something did. All: 2 with a
+one-line message on unusable input (missing or corrupted files, wrong schema, other catalogue,
+bad rules, bad option).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import tomllib
+from collections.abc import Sequence
+from pathlib import Path
+
+__all__ = ["register", "main"]
+
+_DEFAULT_NAMES = ("bundled", "default", "defaults")
+
+
+def _tolerance_pair(text: str) -> tuple[str, float]:
+    name, sep, value = text.partition("=")
+    try:
+        if not sep or not name:
+            raise ValueError
+        return name.strip(), float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"--tol takes NAME=VALUE (a metric name or pattern such as 'death.*'), got {text!r}") \
+            from None
+
+
+def _common(p: argparse.ArgumentParser, *, measuring: bool = True) -> None:
+    if measuring:
+        p.add_argument("--trials", type=int, default=None,
+                       help="Monte Carlo trials per metric (default 100000, or the baseline's)")
+        p.add_argument("--seed", type=int, default=None,
+                       help="master seed of the Monte Carlo metrics (default 0, or the baseline's)")
+    p.add_argument("--tol", action="append", type=_tolerance_pair, default=[], metavar="NAME=VALUE",
+                   help="ignore changes of a metric (or 'pattern.*') up to VALUE; repeatable")
+    p.add_argument("--tolerances", metavar="FILE",
+                   help="TOML file of tolerances: \"metric or pattern\" = value")
+
+
+def register(subparsers) -> None:
+    """Add ``snapshot``, ``diff`` and ``check`` to ``balance``'s argparse subparsers."""
+    p = subparsers.add_parser("snapshot", help="measure every balance metric into a JSON baseline",
+                              description="Measure every metric of the catalogue for a rule set "
+                                          "and write them to a snapshot file (atomically).")
+    p.add_argument("--rules", action="append", default=[], metavar="FILE",
+                   help="variant rules file (repeatable; default: the bundled rules)")
+    p.add_argument("--out", required=True, metavar="FILE", help="snapshot to write (.json)")
+    p.add_argument("--force", action="store_true", help="overwrite an existing file")
+    _common(p)
+    p.set_defaults(func=snapshot_command)
+
+    p = subparsers.add_parser("diff", help="what moved between two rule sets or snapshots",
+                              description="Compare BASE and VARIANT metric by metric: exact "
+                                          "metrics exactly, Monte Carlo ones with two-sample "
+                                          "tests and Holm's correction. Exit 1 if anything moved.")
+    p.add_argument("base", help="rules file, bundled variant name, snapshot .json, or 'bundled'")
+    p.add_argument("variant", help="same, for the other side")
+    p.add_argument("--alpha", type=float, default=0.05, help="family-wise level (default 0.05)")
+    p.add_argument("--crn", action="store_true",
+                   help="common random numbers: both sides from the same seed (conservative "
+                        "tests); default: independent seeds")
+    p.add_argument("--all", action="store_true", help="list every metric, not only what moved")
+    p.add_argument("--csv", metavar="FILE", help="also write the tidy table as CSV")
+    p.add_argument("--html", metavar="FILE", help="also write a side-by-side HTML report")
+    _common(p)
+    p.set_defaults(func=diff_command)
+
+    p = subparsers.add_parser("check", help="fail (exit 1) when a metric moved from the baseline",
+                              description="Measure the rules and compare them with a baseline "
+                                          "snapshot. Exit 0: nothing moved beyond tolerance; 1: "
+                                          "something did; 2: unusable input.")
+    p.add_argument("--baseline", required=True, metavar="FILE", help="snapshot from `balance snapshot`")
+    p.add_argument("--rules", action="append", default=[], metavar="FILE",
+                   help="variant rules file (repeatable; default: the bundled rules)")
+    p.add_argument("--alpha", type=float, default=0.05, help="family-wise level (default 0.05)")
+    p.add_argument("--independent", action="store_true",
+                   help="draw the Monte Carlo metrics from a seed independent of the baseline's "
+                        "(default: the baseline's seed, so unchanged rules reproduce it exactly)")
+    p.add_argument("--all", action="store_true", help="list every metric, not only what moved")
+    _common(p)
+    p.set_defaults(func=check_command)
+
+
+def _tolerances(args) -> dict[str, float]:
+    out: dict[str, float] = {}
+    if getattr(args, "tolerances", None):
+        path = Path(args.tolerances)
+        if not path.is_file():
+            raise ValueError(f"{path}: no such tolerances file")
+        try:
+            doc = tomllib.loads(path.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as exc:
+            raise ValueError(f"{path}: not valid TOML: {exc}") from None
+        doc = doc.get("tolerances", doc)
+        for key, value in doc.items():
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ValueError(f"{path}: tolerance of {key!r} must be a number, got {value!r}")
+            out[key] = float(value)
+    out.update(dict(args.tol))
+    return out
+
+
+def _rules(files: Sequence[str]):
+    from .rules import load_rules
+    return load_rules(*files)
+
+
+def _side(text: str):
+    from .rules import load_rules
+    if text.lower() in _DEFAULT_NAMES:
+        return load_rules()
+    if text.endswith(".json"):
+        return text
+    return load_rules(text)
+
+
+def snapshot_command(args) -> int:
+    """``balance snapshot``: measure and write a baseline."""
+    from .regression import snapshot
+    snap = snapshot.take(_rules(args.rules), trials=args.trials or 100_000,
+                         seed=0 if args.seed is None else args.seed,
+                         tolerances=_tolerances(args) or None)
+    path = snapshot.write(snap, args.out, force=args.force)
+    mc = sum(m.kind == "mc" for m in snap.metrics)
+    print(f"wrote {path}: {len(snap.metrics)} metrics ({len(snap.metrics) - mc} exact, {mc} "
+          f"Monte Carlo x {snap.trials:,} trials, seed {snap.seed}), rules {snap.fingerprint}")
+    return 0
+
+
+def diff_command(args) -> int:
+    """``balance diff BASE VARIANT``: print (and optionally save) what moved."""
+    from .regression import compare, format_table
+    frame = compare(_side(args.base), _side(args.variant), trials=args.trials or 100_000,
+                    seed=0 if args.seed is None else args.seed,
+                    common_random_numbers=args.crn, alpha=args.alpha,
+                    tolerances=_tolerances(args) or None)
+    print(format_table(frame, only_moved=not args.all))
+    if args.csv:
+        frame.to_csv(args.csv, index=False)
+    if args.html:
+        from .regression import report
+        path = report.write_html(frame, args.html, base=_side(args.base),
+                                 variant=_side(args.variant))
+        print(f"wrote {path}")
+    return 1 if frame["moved"].any() else 0
+
+
+def check_command(args) -> int:
+    """``balance check``: 0 nothing moved, 1 something moved, 2 unusable input (never a traceback)."""
+    try:
+        from .regression import check, format_table
+        frame = check(args.baseline, _rules(args.rules), trials=args.trials, seed=args.seed,
+                      independent=args.independent, alpha=args.alpha,
+                      tolerances=_tolerances(args) or None)
+    except (ValueError, OSError) as exc:
+        print(f"balance check: error: {_one_line(exc)}", file=sys.stderr)
+        return 2
+    print(format_table(frame, only_moved=not args.all))
+    return 1 if frame["moved"].any() else 0
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    return " ".join(text.split())
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one regression subcommand (what ``balance snapshot|diff|check`` do)."""
+    parser = argparse.ArgumentParser(prog="balance")
+    register(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except (ValueError, OSError) as exc:
+        print(f"balance {args.command}: error: {_one_line(exc)}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
