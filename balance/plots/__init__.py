@@ -1,0 +1,26 @@
+"""Plots of ``balance`` results (matplotlib). Every function takes results (tidy frames or
+:class:`balance.results.Simulation`), an optional ``ax`` and ``lang="en"|"fr"``, and returns the
+axes. Plots never simulate: they draw what they are given.
+
+>>> import balance as bl
+>>> ax = bl.plots.negotiation_curves(bl.report.data.negotiation_table([12]), lang="fr")
+>>> ax.get_xlabel()
+'Demande X (%)'
+"""
+from __future__ import annotations
+
+from ._style import PALETTE
+from .core import (d20_success, death_curves, injury_bands, injury_heatmap, mc_check,
+                   negotiation_curves, sp_distribution, treatment_curves)
+from .intervals import interval_curves
+from .processes import campaign_deaths, knockout_risk, rescue_curves, wound_burden
+
+__all__ = ["PALETTE", "death_curves", "injury_bands", "injury_heatmap", "d20_success",
+           "sp_distribution", "treatment_curves", "negotiation_curves", "mc_check",
+           "interval_curves", "rescue_curves", "campaign_deaths", "wound_burden",
+           "knockout_risk", "save"]
+
+
+def save(ax, path, **options) -> None:
+    """Save the figure of ``ax`` (PNG or SVG by the file's suffix)."""
+    ax.figure.savefig(path, dpi=options.pop("dpi", 110), **options)

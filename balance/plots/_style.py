@@ -1,0 +1,65 @@
+"""Shared look of every plot: palette, figure size, labels in the chosen language."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import matplotlib
+
+from ..report.labels import check_lang, text
+
+__all__ = ["PALETTE", "DEATH_COLOUR", "axes", "finish", "text", "check_lang",
+           "band_colour", "pick_column"]
+
+#: one colour per curve family (colour-blind friendly, Okabe-Ito order)
+PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442",
+           "#000000")
+#: colour of death (severity bands run from yellow to red before it)
+DEATH_COLOUR = "#252525"
+LINESTYLES = ("-", "--", ":", "-.")
+FIGSIZE = (7.0, 4.2)
+
+
+def axes(ax=None, figsize: tuple[float, float] = FIGSIZE):
+    """``ax`` itself, or the axes of a new figure (no pyplot state involved)."""
+    if ax is not None:
+        return ax
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=figsize, layout="constrained")
+    return fig.add_subplot()
+
+
+def finish(ax, *, title: str | None = None, xlabel: str | None = None,
+           ylabel: str | None = None, legend: bool = True, legend_title: str | None = None,
+           legend_outside: bool = False):
+    """Titles, labels, grid and legend in the house style; returns ``ax``."""
+    if title:
+        ax.set_title(title, fontsize=11, loc="left")
+    if xlabel:
+        ax.set_xlabel(xlabel)
+    if ylabel:
+        ax.set_ylabel(ylabel)
+    ax.grid(True, alpha=0.3, linewidth=0.6)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    if legend and ax.get_legend_handles_labels()[0]:
+        where = {"loc": "upper left", "bbox_to_anchor": (1.01, 1.0)} if legend_outside else {}
+        ax.legend(fontsize=8, frameon=False, title=legend_title, title_fontsize=8, **where)
+    return ax
+
+
+def band_colour(index: int, count: int) -> str:
+    """Colour of severity band ``index`` of ``count`` (the last one is death)."""
+    if index == count - 1:
+        return DEATH_COLOUR
+    cmap = matplotlib.colormaps["YlOrRd"]
+    return matplotlib.colors.to_hex(cmap(0.3 + 0.65 * index / max(1, count - 2)))
+
+
+def pick_column(frame, candidates: Sequence[str], what: str) -> str:
+    """The first of ``candidates`` that is a column of ``frame``, else a one-line ValueError."""
+    for name in candidates:
+        if name in frame.columns:
+            return name
+    raise ValueError(f"{what} needs one of the columns {', '.join(candidates)}; "
+                     f"got {', '.join(map(str, frame.columns))}")

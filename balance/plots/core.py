@@ -1,0 +1,249 @@
+"""Plots of the core rules (RULES.md 1.1-1.5): dying, critical injuries, d20 Tests, treatment,
+negotiation. Each takes results (tidy frames) plus an optional ``ax`` and returns the axes.
+
+>>> import balance as bl
+>>> ax = bl.plots.death_curves(bl.report.data.death_surface(negative_hp=[6], wounds=[0, 1]))
+>>> len(ax.get_lines())          # two curves and the 175 s wall
+3
+"""
+from __future__ import annotations
+
+import matplotlib.colors
+import numpy as np
+import pandas as pd
+
+from ..rules import Rules, resolve
+from ._style import (LINESTYLES, PALETTE, axes, band_colour, check_lang, finish, pick_column,
+                     text)
+
+__all__ = ["death_curves", "injury_bands", "injury_heatmap", "d20_success", "sp_distribution",
+           "treatment_curves", "negotiation_curves", "mc_check"]
+
+
+def _death_rows(surface: pd.DataFrame) -> pd.DataFrame:
+    """Rows of death (the row without a test modifier) when given a whole outcome surface."""
+    if "modifier" in surface.columns:
+        return surface[surface["modifier"].isna()]
+    return surface
+
+
+def _select(frame: pd.DataFrame, column: str, values) -> pd.DataFrame:
+    if values is None or column not in frame:
+        return frame
+    values = np.atleast_1d(values)
+    missing = sorted(set(values.tolist()) - set(frame[column].unique().tolist()))
+    if missing:
+        raise ValueError(f"{column} {missing} not in the results (have "
+                         f"{sorted(frame[column].unique().tolist())})")
+    return frame[frame[column].isin(values)]
+
+
+def death_curves(surface: pd.DataFrame, *, negative_hp=None, wounds=None, ax=None,
+                 lang: str = "en", wall: int | None = None, rules: Rules | None = None,
+                 linestyle: str | None = None, label: str = "", title: str | None = None):
+    """Death probability against seconds at negative HP, one curve per wound count and
+    negative-HP value, the automatic-death wall marked (RULES.md 1.2).
+
+    Parameters
+    ----------
+    surface : DataFrame
+        ``balance.injuries.injury_surface(...)`` (or ``balance.report.data.death_surface()``),
+        or any frame with seconds, negative_hp, wounds and the death probability.
+    negative_hp, wounds : int or list, optional
+        Curves to draw (default: all in ``surface``).
+    wall : int, optional
+        Seconds of automatic death; default from ``rules``.
+    linestyle, label : str
+        Force one line style and prefix the legend, to overlay two rule sets on one ``ax``.
+    """
+    lang = check_lang(lang)
+    frame = _select(_select(_death_rows(surface), "negative_hp", negative_hp), "wounds", wounds)
+    pick_column(frame, ["probability"], "death_curves")
+    ax = axes(ax)
+    hps = sorted(frame["negative_hp"].unique())
+    for i, (n, by_n) in enumerate(frame.groupby("wounds", sort=True)):
+        for j, (hp, curve) in enumerate(by_n.groupby("negative_hp", sort=True)):
+            curve = curve.sort_values("seconds")
+            ax.plot(curve["seconds"], curve["probability"], color=PALETTE[i % len(PALETTE)],
+                    linestyle=linestyle or LINESTYLES[hps.index(hp) % len(LINESTYLES)],
+                    linewidth=1.6,
+                    label=label + text("wounds_legend", lang, wounds=n, negative_hp=hp))
+    wall = resolve(rules)["injuries"]["automatic_death_seconds"] if wall is None else wall
+    if not any(line.get_gid() == "wall" for line in ax.get_lines()):
+        ax.axvline(wall, color="black", linewidth=1.2, gid="wall")
+        ax.annotate(text("wall", lang, seconds=wall), (wall, 0.3), rotation=90, ha="right",
+                    va="center", fontsize=8, xytext=(-3, 0), textcoords="offset points")
+    ax.set_ylim(-0.02, 1.02)
+    return finish(ax, title=title or text("death_title", lang), xlabel=text("seconds", lang),
+                  ylabel=text("death_probability", lang), legend_outside=True)
+
+
+def _one_state(surface: pd.DataFrame, negative_hp, wounds) -> tuple[pd.DataFrame, int, int]:
+    hp = surface["negative_hp"].iloc[0] if negative_hp is None else negative_hp
+    n = surface["wounds"].iloc[0] if wounds is None else wounds
+    frame = surface[(surface["negative_hp"] == hp) & (surface["wounds"] == n)]
+    if frame.empty:
+        raise ValueError(f"negative_hp={hp}, wounds={n} not in the results")
+    return frame, int(hp), int(n)
+
+
+def injury_bands(surface: pd.DataFrame, *, negative_hp: int | None = None,
+                 wounds: int | None = None, ax=None, lang: str = "en"):
+    """Outcome of the critical-injury roll by severity band (test modifier 0 / -5 / -10 / -15,
+    then death) as stacked areas over seconds at negative HP (RULES.md 1.2)."""
+    lang = check_lang(lang)
+    frame, hp, n = _one_state(surface, negative_hp, wounds)
+    death = frame[frame["modifier"].isna()]
+    death_name = death["injury_fr" if lang == "fr" else "injury"].iloc[0]
+    band = frame["modifier"].map(lambda m: np.inf if pd.isna(m) else m)
+    wide = frame.assign(band=band).pivot_table(index="seconds", columns="band",
+                                               values="probability", aggfunc="sum")
+    order = sorted([b for b in wide.columns if np.isfinite(b)], reverse=True) + [np.inf]
+    wide = wide[order]
+    labels = [death_name if not np.isfinite(b) else text("band", lang, modifier=int(b))
+              for b in order]
+    colours = [band_colour(i, len(order)) for i in range(len(order))]
+    ax = axes(ax)
+    ax.stackplot(wide.index.to_numpy(), wide.to_numpy().T, labels=labels, colors=colours,
+                 alpha=0.9)
+    ax.set_xlim(wide.index.min(), wide.index.max())
+    ax.set_ylim(0, 1)
+    return finish(ax, title=text("severity_title", lang, negative_hp=hp, wounds=n),
+                  xlabel=text("seconds", lang), ylabel=text("probability", lang),
+                  legend_outside=True)
+
+
+def injury_heatmap(surface: pd.DataFrame, *, negative_hp: int | None = None,
+                   wounds: int | None = None, ax=None, lang: str = "en"):
+    """The whole critical-injury table as a heatmap: one row per injury (and death), seconds
+    across, colour = probability (RULES.md 1.2). Injury names in ``lang`` from the rules."""
+    lang = check_lang(lang)
+    frame, hp, n = _one_state(surface, negative_hp, wounds)
+    name = "injury_fr" if lang == "fr" else "injury"
+    order = list(dict.fromkeys(frame[name]))
+    wide = frame.pivot_table(index=name, columns="seconds", values="probability",
+                             aggfunc="sum").reindex(order)
+    ax = axes(ax, figsize=(7.0, 7.0))
+    x = wide.columns.to_numpy()
+    image = ax.imshow(wide.to_numpy(), aspect="auto", cmap="magma_r",
+                      norm=matplotlib.colors.PowerNorm(0.5, vmin=0, vmax=1),
+                      interpolation="nearest",
+                      extent=(x.min() - 0.5, x.max() + 0.5, len(order) - 0.5, -0.5))
+    ax.set_yticks(range(len(order)), order, fontsize=7)
+    ax.figure.colorbar(image, ax=ax, label=text("probability", lang), shrink=0.8)
+    finish(ax, title=text("heatmap_title", lang, negative_hp=hp, wounds=n),
+           xlabel=text("seconds", lang), legend=False)
+    ax.grid(False)
+    return ax
+
+
+def d20_success(table: pd.DataFrame, *, ax=None, lang: str = "en", label: str | None = None):
+    """Chance of success of a d20 Test against the characteristic C' (RULES.md 1.1).
+
+    ``table``: ``balance.report.data.d20_table()`` (characteristic, success, ...).
+    """
+    lang = check_lang(lang)
+    chance = table.groupby("characteristic", sort=True)["success"].first()
+    ax = axes(ax)
+    ax.plot(chance.index, chance.to_numpy(), marker="o", markersize=3, color=PALETTE[0],
+            label=label)
+    ax.set_ylim(-0.02, 1.02)
+    return finish(ax, title=text("d20_title", lang), xlabel=text("characteristic", lang),
+                  ylabel=text("success_chance", lang), legend=label is not None)
+
+
+def sp_distribution(table: pd.DataFrame, *, ax=None, lang: str = "en"):
+    """Distribution of the Success Points against the characteristic, as a heatmap; the share
+    of failures is the blank part of each column (RULES.md 1.1)."""
+    lang = check_lang(lang)
+    sp = table[table["points"] >= 0]
+    wide = sp.pivot_table(index="points", columns="characteristic", values="probability",
+                          aggfunc="sum").reindex(columns=sorted(table["characteristic"].unique()))
+    ax = axes(ax)
+    x, y = wide.columns.to_numpy(), wide.index.to_numpy()
+    image = ax.imshow(wide.to_numpy(), origin="lower", aspect="auto", cmap="Blues", vmin=0,
+                      interpolation="nearest",
+                      extent=(x.min() - 0.5, x.max() + 0.5, y.min() - 0.5, y.max() + 0.5))
+    ax.figure.colorbar(image, ax=ax, label=text("probability", lang))
+    finish(ax, title=text("sp_title", lang), xlabel=text("characteristic", lang),
+           ylabel=text("success_points", lang), legend=False)
+    ax.grid(False)
+    return ax
+
+
+def _level_name(level: str, lang: str, rules: Rules | None) -> str:
+    from ..treatment import levels
+
+    rows = levels(rules=rules)
+    row = rows[rows["level"] == level]
+    return row["level_fr"].iloc[0] if lang == "fr" and len(row) else level
+
+
+def treatment_curves(cure_table: pd.DataFrame, *, level: str = "light", value: str = "chance",
+                     ax=None, lang: str = "en", rules: Rules | None = None):
+    """Treatment cure chance (``value="chance"``) or expected time in hours
+    (``value="expected_hours"``, log scale, never-cured points left out) against Cunning, one
+    curve per injury band (RULES.md 1.3). ``cure_table``: ``balance.treatment.cure_table()``."""
+    lang = check_lang(lang)
+    if value not in ("chance", "expected_hours"):
+        raise ValueError(f"value must be 'chance' or 'expected_hours', got {value!r}")
+    frame = cure_table[cure_table["level"] == level]
+    if frame.empty:
+        raise ValueError(f"level {level!r} not in the results (have "
+                         f"{sorted(cure_table['level'].unique())})")
+    ax = axes(ax)
+    for i, (mod, curve) in enumerate(frame.groupby("modifier", sort=False)):
+        curve = curve[np.isfinite(curve[value])].sort_values("cunning")
+        ax.plot(curve["cunning"], curve[value], marker="o", markersize=3,
+                color=band_colour(i, 5), label=text("band", lang, modifier=int(mod)))
+    if value == "expected_hours":
+        ax.set_yscale("log")
+    else:
+        ax.set_ylim(-0.02, 1.02)
+    return finish(ax, title=text("treatment_title", lang, level=_level_name(level, lang, rules)),
+                  xlabel=text("cunning", lang),
+                  ylabel=text("cure_chance" if value == "chance" else "expected_hours", lang))
+
+
+def negotiation_curves(table: pd.DataFrame, *, ax=None, lang: str = "en"):
+    """Expected price change against the ask X, one curve per Psychology value, the best ask
+    marked (RULES.md 1.5). ``table``: ``balance.report.data.negotiation_table()``."""
+    lang = check_lang(lang)
+    ax = axes(ax)
+    for i, (psy, curve) in enumerate(table.groupby("psychology", sort=True)):
+        curve = curve.sort_values("ask")
+        colour = PALETTE[i % len(PALETTE)]
+        ax.plot(curve["ask"], curve["expected_change"], color=colour,
+                label=text("psychology", lang, value=psy))
+        best = curve[curve["best"]]
+        ax.plot(best["ask"], best["expected_change"], marker="*", markersize=12, color=colour,
+                linestyle="none")
+        for _, row in best.iterrows():
+            ax.annotate(f"{text('best_ask', lang)} X={row['ask']:g}",
+                        (row["ask"], row["expected_change"]), xytext=(4, 6),
+                        textcoords="offset points", fontsize=8, color=colour)
+    ax.set_ylim(bottom=0)
+    return finish(ax, title=text("negotiation_title", lang), xlabel=text("ask", lang),
+                  ylabel=text("expected_change", lang))
+
+
+def mc_check(simulated: pd.DataFrame, exact: pd.DataFrame, *, ax=None, lang: str = "en"):
+    """A Monte Carlo twin against its exact answer: simulated estimates with their 95 %
+    intervals (error bars) and the exact values (crosses), one point per outcome row.
+
+    ``simulated``: a ``Simulation.table`` (probability, ci_low, ci_high, and a name column);
+    ``exact``: the exact table with the same rows (probability).
+    """
+    lang = check_lang(lang)
+    name = "injury_fr" if lang == "fr" and "injury_fr" in simulated else pick_column(
+        simulated, ["injury", "outcome", "points"], "mc_check")
+    est = pick_column(simulated, ["probability", "estimate"], "mc_check")
+    x = np.arange(len(simulated))
+    ax = axes(ax, figsize=(7.0, 4.6))
+    yerr = np.vstack([simulated[est] - simulated["ci_low"], simulated["ci_high"] - simulated[est]])
+    ax.errorbar(x, simulated[est], yerr=np.clip(yerr, 0, None), fmt="o", markersize=3,
+                color=PALETTE[0], capsize=2, label=f"{text('simulated', lang)} "
+                f"({text('interval', lang)})")
+    ax.plot(x, exact["probability"].to_numpy(), "x", color=PALETTE[1], label=text("exact", lang))
+    ax.set_xticks(x, simulated[name].astype(str), rotation=90, fontsize=6)
+    return finish(ax, title=text("mc_check_title", lang), ylabel=text("probability", lang))

@@ -1,0 +1,96 @@
+"""Plots of the process simulations (RULES.md 1.2-1.3): death against rescue time, and the
+campaign wound burden. They take :class:`~balance.results.Simulation` objects or their tables;
+every estimate is drawn with its 95 % interval."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..rules import Rules, resolve
+from ._style import PALETTE, axes, band_colour, check_lang, finish, text
+from .intervals import interval_curves
+
+__all__ = ["rescue_curves", "campaign_deaths", "wound_burden", "knockout_risk"]
+
+
+def rescue_curves(curve: pd.DataFrame, *, ax=None, lang: str = "en", exact: bool = True,
+                  wall: int | None = None, rules: Rules | None = None,
+                  linestyle: str = "-", label: str = ""):
+    """Death probability against rescue time, one curve per wound count with its 95 % band
+    (and the exact curve dotted), the automatic-death wall marked.
+
+    ``curve``: ``balance.rescue.curve(...)`` (wounds, arrival, probability, ci_low, ci_high,
+    exact).
+    """
+    lang = check_lang(lang)
+    ax = interval_curves(curve, "arrival", group="wounds", group_label="wounds_n", ax=ax,
+                         lang=lang, linestyle=linestyle, label=label)
+    if exact and "exact" in curve:
+        for i, (_, part) in enumerate(curve.groupby("wounds", sort=True)):
+            part = part.sort_values("arrival")
+            ax.plot(part["arrival"], part["exact"], color="black", linestyle=":",
+                    linewidth=0.9, label=text("exact", lang) if i == 0 else None)
+    wall = resolve(rules)["injuries"]["automatic_death_seconds"] if wall is None else wall
+    ax.axvline(wall, color="black", linewidth=1.2, gid="wall")
+    ax.set_ylim(-0.02, 1.02)
+    return finish(ax, title=text("rescue_title", lang), xlabel=text("arrival", lang),
+                  ylabel=text("death_probability", lang), legend_outside=True)
+
+
+def _table(result, name: str | None = None) -> pd.DataFrame:
+    if isinstance(result, pd.DataFrame):
+        return result
+    return result.table if name is None else result.extra[name]
+
+
+def campaign_deaths(result, *, ax=None, lang: str = "en", label: str = "",
+                    linestyle: str = "-"):
+    """Cumulative death probability over fights 1..N with its 95 % band
+    (``balance.campaign.simulate(...)`` or its ``.table``)."""
+    lang = check_lang(lang)
+    ax = interval_curves(_table(result), "fight", ax=ax, lang=lang, label=label or None,
+                         linestyle=linestyle)
+    lines = ax.get_lines()
+    lines[-1].set_marker("o")
+    lines[-1].set_markersize(3)
+    ax.set_ylim(bottom=0)
+    return finish(ax, title=text("campaign_title", lang), xlabel=text("fight", lang),
+                  ylabel=text("cumulative_death", lang))
+
+
+def wound_burden(result, *, ax=None, lang: str = "en"):
+    """Distribution of unhealed injuries carried out of each fight (and death), as stacked
+    areas (``balance.campaign.simulate(...)`` or its ``.extra["wounds"]``)."""
+    lang = check_lang(lang)
+    frame = _table(result, "wounds")
+    wide = frame.pivot_table(index="fight", columns="wounds", values="probability",
+                             aggfunc="sum")
+    counts = sorted((c for c in wide.columns if c != "dead"), key=int)
+    keep = [c for c in counts if wide[c].max() > 0]
+    cols = keep + (["dead"] if "dead" in wide else [])
+    labels = [text("wounds_n", lang, value=c) for c in keep] + [text("dead", lang)] * ("dead" in wide)
+    colours = [band_colour(i, len(cols)) for i in range(len(cols))]
+    ax = axes(ax)
+    ax.stackplot(wide.index.to_numpy(), wide[cols].to_numpy().T, labels=labels, colors=colours,
+                 alpha=0.9)
+    ax.set_xlim(wide.index.min(), wide.index.max())
+    ax.set_ylim(0, 1)
+    return finish(ax, title=text("burden_title", lang), xlabel=text("fight", lang),
+                  ylabel=text("probability", lang), legend_outside=True)
+
+
+def knockout_risk(result, *, ax=None, lang: str = "en"):
+    """P(death | knocked out carrying n unhealed injuries) with 95 % intervals
+    (``balance.campaign.simulate(...)`` or its ``.extra["knockout_risk"]``)."""
+    lang = check_lang(lang)
+    frame = _table(result, "knockout_risk")
+    ax = axes(ax)
+    x = frame["wounds_carried"].to_numpy()
+    y = frame["probability"].to_numpy()
+    err = np.clip(np.vstack([y - frame["ci_low"], frame["ci_high"] - y]), 0, None)
+    ax.errorbar(x, y, yerr=err, fmt="o", color=PALETTE[1], capsize=3,
+                label=text("interval", lang))
+    ax.set_xticks(x)
+    ax.set_ylim(bottom=0)
+    return finish(ax, title=text("knockout_risk_title", lang),
+                  xlabel=text("wounds_carried", lang), ylabel=text("death_probability", lang))

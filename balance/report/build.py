@@ -1,0 +1,128 @@
+"""``balance report``: compute a bundle, render it, write ``index.html``, ``report.md`` and the
+figures into one folder, atomically (built in a temporary folder beside the target, then
+renamed; a failed run leaves the previous report, or nothing, in place)."""
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ..rules import Rules, resolve
+from .bundle import DEFAULT_SEED, DEFAULT_TRIALS, Bundle, compute_bundle
+from .html import render_html
+from .labels import check_lang, text
+from .markdown import render_markdown
+from .sections import render_sections
+from .topics import available_topics
+
+__all__ = ["build_report", "write_report", "report_name", "report_meta"]
+
+
+def report_name(rules_file: str | Path | None) -> str:
+    """``reports/<name>``: the rules file's stem, or ``"default"`` for the bundled rules."""
+    return Path(rules_file).stem if rules_file else "default"
+
+
+def write_report(out: str | Path, files: Mapping[str, bytes | str]) -> Path:
+    """Write ``files`` (relative path -> content) as the folder ``out``, atomically.
+
+    Everything is written into a temporary folder next to ``out`` and renamed into place; an
+    existing report is replaced only once the new one is complete. On any error the temporary
+    folder is removed and the previous ``out`` (if any) is left as it was.
+    """
+    out = Path(out).resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    old = None
+    try:
+        for rel, content in files.items():
+            path = tmp / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, str):
+                path.write_text(content, encoding="utf-8")
+            else:
+                path.write_bytes(content)
+        os.chmod(tmp, 0o755)
+        if out.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+            os.rename(out, old / "report")
+        os.rename(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if old is not None and (old / "report").exists() and not out.exists():
+            os.rename(old / "report", out)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+    return out
+
+
+def report_meta(bundle: Bundle, lang: str, *, title: str | None = None,
+                elapsed: float | None = None) -> dict[str, object]:
+    """The header rows of a report: title, rules, fingerprint, sources, settings, date."""
+    s = bundle.settings
+    meta: dict[str, object] = {
+        "title": title or text("report_title", lang),
+        text("fingerprint", lang): bundle.rules.fingerprint,
+        text("sources", lang): " + ".join(bundle.rules.sources),
+        "Monte Carlo": f"{s.trials:,} trials, seed {s.seed}, workers {s.workers}",
+        text("generated", lang): datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+    }
+    if elapsed is not None:
+        meta[text("build_time", lang)] = f"{elapsed:.1f} s"
+    meta["missing"] = list(bundle.missing)
+    return meta
+
+
+def build_report(rules: Rules | str | Path | None = None, *, out: str | Path | None = None,
+                 lang: str = "en", trials: int = DEFAULT_TRIALS, seed: int = DEFAULT_SEED,
+                 workers: int = 1, progress: bool | None = None, topics=None) -> Path:
+    """Build the balance report of ``rules`` into ``out`` (default ``reports/<name>``).
+
+    Parameters
+    ----------
+    rules : Rules, path or None
+        A variant file (its stem names the report) or a Rules object; None: bundled rules.
+    lang : {"en", "fr"}
+    trials, seed, workers : int
+        For every Monte Carlo figure.
+    progress : bool, optional
+        A tqdm bar; None shows it only in an interactive terminal.
+    topics : list of str, optional
+        Only these sections (see :data:`balance.report.topics.TOPICS`).
+
+    Returns
+    -------
+    Path
+        The report folder, holding ``index.html``, ``report.md`` and ``figures/``.
+    """
+    from tqdm.auto import tqdm
+
+    lang = check_lang(lang)
+    name = report_name(rules if isinstance(rules, (str, Path)) else None)
+    rules = resolve(rules)
+    out = Path("reports") / name if out is None else Path(out)
+    start = time.perf_counter()
+    modules, _ = available_topics(topics)
+    disable = None if progress is None else not progress
+    with tqdm(total=2 * len(modules) + 1, desc="balance report", unit="step",
+              disable=disable, leave=False) as bar:
+        def step(key: str) -> None:
+            bar.set_postfix_str(key)
+            bar.update()
+
+        bundle = compute_bundle(rules, trials=trials, seed=seed, workers=workers,
+                                topics=topics, on_step=step)
+        sections = render_sections(bundle, lang, on_step=step)
+        meta = report_meta(bundle, lang, elapsed=time.perf_counter() - start)
+        page = render_html(sections, meta, lang)
+        markdown, figures = render_markdown(sections, meta, lang)
+        path = write_report(out, {"index.html": page, "report.md": markdown, **figures})
+        bar.update()
+    return path

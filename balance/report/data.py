@@ -1,0 +1,95 @@
+"""Exact result tables for the plots, built from the public API (no sampling here).
+
+Each function returns a tidy DataFrame a plot of :mod:`balance.plots` takes as it is:
+
+>>> import balance as bl
+>>> frame = bl.report.data.d20_table([10, 12])
+>>> float(frame.loc[frame.characteristic == 12, "success"].iloc[0])
+0.6
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from .. import d20, injuries, negotiation
+from ..errors import check_integer_array
+from ..rules import Rules, resolve
+
+__all__ = ["death_surface", "d20_table", "negotiation_table", "severity_bands"]
+
+
+def death_surface(seconds=None, negative_hp: Sequence[int] = (1, 5, 10, 20),
+                  wounds: Sequence[int] = (0, 1, 2, 3), *, rules: Rules | None = None
+                  ) -> pd.DataFrame:
+    """The critical-injury outcome surface (RULES.md 1.2) over seconds 0..automatic death.
+
+    Thin wrapper of :func:`balance.injuries.injury_surface` (tidy: wounds, seconds, negative_hp,
+    injury, injury_fr, modifier, probability; the death row has no modifier).
+    """
+    rules = resolve(rules)
+    if seconds is None:
+        seconds = np.arange(rules["injuries"]["automatic_death_seconds"] + 1)
+    return injuries.injury_surface(seconds, negative_hp, wounds, rules=rules)
+
+
+def severity_bands(surface: pd.DataFrame) -> pd.DataFrame:
+    """Sum a surface's probabilities by severity band (the row's test modifier; death apart).
+
+    Returns wounds, seconds, negative_hp, band (the modifier as text, or ``"death"``),
+    probability.
+    """
+    band = surface["modifier"].map(lambda m: "death" if pd.isna(m) else str(int(m)))
+    keys = [c for c in ("wounds", "seconds", "negative_hp") if c in surface]
+    frame = surface.assign(band=band).groupby(keys + ["band"], sort=False)["probability"].sum()
+    return frame.reset_index()
+
+
+def d20_table(characteristics=None, modifier: int = 0, *, rules: Rules | None = None
+              ) -> pd.DataFrame:
+    """Points of a d20 Test for each characteristic (RULES.md 1.1), tidy.
+
+    Columns: characteristic, points (``C' - die``; ``>= 0`` S.P.), probability, success
+    (the Test's success chance, repeated on each row of the characteristic).
+    """
+    rules = resolve(rules)
+    die = rules["d20"]["die"]
+    if characteristics is None:
+        characteristics = np.arange(0, die + 2)
+    chars = check_integer_array("characteristics", characteristics, min=-10_000,
+                                max=10_000).reshape(-1)
+    frames = []
+    for c in chars:
+        pts = d20.test_points(int(c), modifier, rules=rules)
+        frames.append(pd.DataFrame({
+            "characteristic": int(c), "points": pts.index.to_numpy(),
+            "probability": pts.to_numpy(),
+            "success": d20.success_chance(int(c), modifier, rules=rules)}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def negotiation_table(psychology: Sequence[int] = (8, 12, 16), asks=None, *,
+                      rules: Rules | None = None) -> pd.DataFrame:
+    """Exact outcome of each ask for several Psychology values (RULES.md 1.5), tidy.
+
+    Columns: psychology, ask, unchanged, partial, full, expected_change, best (True on the
+    best ask of each Psychology). ``asks`` defaults to 1..40.
+    """
+    rules = resolve(rules)
+    psy = check_integer_array("psychology", psychology, min=-10_000, max=10_000).reshape(-1)
+    asks = np.arange(1, 41) if asks is None else asks
+    frames = []
+    for p in psy:
+        table = negotiation.ask_table(int(p), asks, rules=rules).reset_index()
+        table.insert(0, "psychology", int(p))
+        best = negotiation.best_ask(int(p), rules=rules)
+        table["best"] = table["ask"] == best
+        if not table["best"].any():  # the best ask lies outside the asks shown
+            table.loc[len(table)] = {"psychology": int(p), "ask": best, "best": True,
+                                     **negotiation.ask_outcomes(int(p), best, rules=rules)}
+        frames.append(table)
+    out = pd.concat(frames, ignore_index=True)
+    out["ask"] = out["ask"].astype(float)
+    return out

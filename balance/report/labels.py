@@ -1,0 +1,44 @@
+"""Bilingual labels of the plots and the report, read from ``labels.toml``.
+
+Names of rule things (injuries, outcomes, treatment levels) are not here: they come from the
+rules data (``en``/``fr`` columns). ``text("seconds", "fr")`` -> ``"Secondes à PV négatifs"``.
+"""
+from __future__ import annotations
+
+import tomllib
+from functools import lru_cache
+from importlib import resources
+
+from ..errors import check_choice, did_you_mean
+
+__all__ = ["LANGS", "check_lang", "text", "keys"]
+
+#: languages every label has
+LANGS = ("en", "fr")
+
+
+@lru_cache(maxsize=1)
+def _labels() -> dict[str, dict[str, str]]:
+    raw = (resources.files("balance.report") / "labels.toml").read_text(encoding="utf-8")
+    return tomllib.loads(raw)
+
+
+def check_lang(lang: object) -> str:
+    """``lang`` if it is one of :data:`LANGS`, else a one-line ``ValueError``."""
+    return check_choice("lang", lang, LANGS)
+
+
+def keys() -> list[str]:
+    """Every label key."""
+    return list(_labels())
+
+
+def text(key: str, lang: str = "en", **fields: object) -> str:
+    """The label ``key`` in ``lang`` (English as fallback), formatted with ``fields``."""
+    labels = _labels()
+    try:
+        entry = labels[key]
+    except KeyError:
+        raise KeyError(f"no label '{key}'{did_you_mean(key, labels)}") from None
+    template = entry.get(lang) or entry["en"]
+    return template.format(**fields) if fields else template

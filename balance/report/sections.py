@@ -1,0 +1,28 @@
+"""Rendering a computed :class:`~balance.report.bundle.Bundle` into report sections (figures
+drawn from the results, tables formatted). Nothing here samples or solves."""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .bundle import Bundle
+from .labels import check_lang
+from .model import Section
+from .topics import Context, topic_module
+
+__all__ = ["render_sections"]
+
+
+def render_sections(bundle: Bundle, lang: str = "en",
+                    on_step: Callable[[str], None] | None = None) -> list[Section]:
+    """One :class:`Section` per computed topic, in report order, in ``lang``."""
+    import matplotlib
+
+    lang = check_lang(lang)
+    ctx = Context(rules=bundle.rules, settings=bundle.settings, lang=lang)
+    sections = []
+    with matplotlib.rc_context({"font.size": 9}):
+        for key, results in bundle.results.items():
+            sections.append(topic_module(key).render(results, ctx))
+            if on_step is not None:
+                on_step(key)
+    return sections

@@ -1,0 +1,36 @@
+"""Section: negotiation by Psychology, expected change against the ask (RULES.md 1.5)."""
+from __future__ import annotations
+
+from ... import plots
+from ...rules import Rules
+from .. import data
+from ..model import Table, figure_from_axes
+from ._base import Context, make_section
+
+KEY = "negotiation"
+REQUIRES = ("balance.negotiation",)
+RULES_SECTIONS = ("negotiation", "d20")
+CURVES = (8, 12, 16)
+TABLE = tuple(range(4, 21, 2))
+
+
+def compute(rules: Rules, settings) -> dict:
+    return {"curves": data.negotiation_table(CURVES, rules=rules),
+            "best": data.negotiation_table(TABLE, asks=[1], rules=rules).query("best")}
+
+
+def render(results: dict, ctx: Context):
+    ax = plots.negotiation_curves(results["curves"], lang=ctx.lang)
+    best = results["best"][["psychology", "ask", "unchanged", "partial", "full",
+                            "expected_change"]].copy()
+    for col in ("unchanged", "partial", "full"):
+        best[col] = (100 * best[col]).map("{:.0f} %".format)
+    best["expected_change"] = best["expected_change"].map("{:.2f} %".format)
+    best["ask"] = best["ask"].map("{:g}".format)
+    best = best.rename(columns={"psychology": ctx.t("col_psychology"),
+                                "ask": ctx.t("col_best_ask"),
+                                "expected_change": ctx.t("expected_change")})
+    return make_section(ctx, KEY, title="sec_negotiation", text_key="sec_negotiation_text",
+                        rules_sections=RULES_SECTIONS,
+                        figures=(figure_from_axes(f"{KEY}_curves", ax, ctx.t("negotiation_title")),),
+                        tables=(Table(f"{KEY}_best", best.reset_index(drop=True)),))

@@ -1,0 +1,47 @@
+"""Section: dying and rescue, death against rescue time with its band (RULES.md 1.2-1.4)."""
+from __future__ import annotations
+
+import pandas as pd
+
+from ... import plots, rescue
+from ...rules import Rules
+from ..model import Table, figure_from_axes
+from ._base import Context, fmt_prob, make_section
+
+KEY = "rescue"
+REQUIRES = ("balance.rescue", "balance.montecarlo")
+RULES_SECTIONS = ("injuries", "time")
+TIMES = range(0, 176, 5)
+CURVE = {"negative_hp": "1d6", "wounds": (0, 1, 2, 3)}
+SCENARIO = {"arrival": "5+1d9", "negative_hp": "1d6", "wounds": (0, 1, 2, 3), "action_ap": 1}
+
+
+def compute(rules: Rules, settings) -> dict:
+    run = {"trials": settings.trials, "seed": settings.seed, "workers": settings.workers,
+           "progress": False, "rules": rules}
+    return {"curve": rescue.curve(times=TIMES, **CURVE, **run),
+            "scenario": rescue.simulate(**SCENARIO, **run)}
+
+
+def render(results: dict, ctx: Context):
+    wall = ctx.rules["injuries"]["automatic_death_seconds"]
+    curve = results["curve"]
+    ax = plots.rescue_curves(curve, lang=ctx.lang, wall=wall)
+    cap = f"{ctx.t('rescue_title')}: -({CURVE['negative_hp']}) HP"
+    sim = results["scenario"]
+    death = sim.extra["death"]
+    kinds = {"roll": ctx.t("death_roll"), "automatic": ctx.t("death_automatic"),
+             "total": ctx.t("death_total")}
+    shown = pd.DataFrame({
+        ctx.t("wounds"): death["wounds"], ctx.t("death_kind"): death["death"].map(kinds),
+        ctx.t("exact"): death["exact"].map(fmt_prob),
+        ctx.t("col_estimate"): death["probability"].map(fmt_prob),
+        ctx.t("col_ci"): [f"{fmt_prob(a)} – {fmt_prob(b)}"
+                          for a, b in zip(death["ci_low"], death["ci_high"])]})
+    scenario = ctx.t("rescue_scenario", arrival=SCENARIO["arrival"],
+                     negative_hp=SCENARIO["negative_hp"], ap=SCENARIO["action_ap"])
+    return make_section(ctx, KEY, title="sec_rescue", text_key="sec_rescue_text",
+                        rules_sections=RULES_SECTIONS, simulated=[sim],
+                        figures=(figure_from_axes(f"{KEY}_curve", ax, cap),),
+                        tables=(Table(f"{KEY}_scenario", shown,
+                                      f"{ctx.t('scenario')}: {scenario}"),))

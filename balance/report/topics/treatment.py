@@ -1,0 +1,47 @@
+"""Section: treating injuries, cure chance and expected time by Cunning and band (RULES.md 1.3)."""
+from __future__ import annotations
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from ... import plots
+from ...rules import Rules
+from ...treatment import cure_table
+from ..model import Table, figure_from_axes
+from ._base import Context, fmt_prob, make_section
+
+KEY = "treatment"
+REQUIRES = ("balance.treatment",)
+RULES_SECTIONS = ("treatment",)
+TABLE_CUNNING = (8, 10, 12, 14, 16)
+
+
+def compute(rules: Rules, settings) -> dict:
+    return {"cure": cure_table(rules=rules)}
+
+
+def _hours(h: float) -> str:
+    return "∞" if not np.isfinite(h) else f"{h:.1f} h"
+
+
+def render(results: dict, ctx: Context):
+    cure = results["cure"]
+    fig = Figure(figsize=(10, 7), layout="constrained")
+    axs = fig.subplots(2, 2)
+    for col, level in enumerate(("light", "full")):
+        plots.treatment_curves(cure, level=level, value="chance", ax=axs[0, col], lang=ctx.lang,
+                               rules=ctx.rules)
+        plots.treatment_curves(cure, level=level, value="expected_hours", ax=axs[1, col],
+                               lang=ctx.lang, rules=ctx.rules)
+    shown = cure[cure["cunning"].isin(TABLE_CUNNING)].copy()
+    shown["cell"] = [f"{fmt_prob(p)} / {_hours(h)}"
+                     for p, h in zip(shown["chance"], shown["expected_hours"])]
+    wide = shown.pivot_table(index=["level", "modifier"], columns="cunning", values="cell",
+                             aggfunc="first", sort=False)
+    wide.index.names = [ctx.t("col_level"), ctx.t("col_modifier")]
+    wide.columns.name = ctx.t("cunning")
+    return make_section(ctx, KEY, title="sec_treatment", text_key="sec_treatment_text",
+                        rules_sections=RULES_SECTIONS,
+                        figures=(figure_from_axes(f"{KEY}_curves", axs, ctx.t("sec_treatment")),),
+                        tables=(Table(f"{KEY}_table", wide, f"{ctx.t('cure_chance')} / "
+                                      f"{ctx.t('expected_hours')}"),))
