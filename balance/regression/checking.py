@@ -49,7 +49,7 @@ def _num(value: float, unit: str) -> str:
 def _change(value: float, unit: str) -> str:
     if unit == "probability":
         return f"{100 * value:+.2f} pp"
-    return f"{value:+.4g} {unit}"
+    return f"{value:+.3g} {unit}"
 
 
 def format_table(frame: pd.DataFrame, *, only_moved: bool = True, width: int = 44) -> str:

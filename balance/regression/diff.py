@@ -141,7 +141,7 @@ def _row(m: Metric, x: Measurement, y: Measurement) -> dict:
         diff = py - px
         i = int(np.argmax(np.abs(diff)))
         row.update(base=float(px[i]), variant=float(py[i]), change=float(diff[i]),
-                   category=labels[i])
+                   category=labels[i] if diff[i] != 0 else "")
         if m.kind == "mc":
             row["p_value"] = stats.homogeneity(cx, cy)
         return row
