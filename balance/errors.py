@@ -41,7 +41,13 @@ def _range_text(min: float | None, max: float | None) -> str:
         return f">= {min}"
     if max is not None:
         return f"<= {max}"
-    return "any value"
+    return ""
+
+
+def _invalid(name: str, noun: str, min, max, got, repr_: bool = False) -> ValueError:
+    """The one-line error: ``"<name> must be <noun> <range>, got <value>"``."""
+    text = f"{name} must be {noun} {_range_text(min, max)}".rstrip()
+    return ValueError(f"{text}, got {got!r}" if repr_ else f"{text}, got {got}")
 
 
 def check_integer(name: str, value: object, *, min: int | None = None,
@@ -52,10 +58,10 @@ def check_integer(name: str, value: object, *, min: int | None = None,
                 and float(value).is_integer():
             value = int(value)
         else:
-            raise ValueError(f"{name} must be an integer {_range_text(min, max)}, got {value!r}")
+            raise _invalid(name, "an integer", min, max, value, repr_=True)
     value = int(value)
     if (min is not None and value < min) or (max is not None and value > max):
-        raise ValueError(f"{name} must be an integer {_range_text(min, max)}, got {value}")
+        raise _invalid(name, "an integer", min, max, value)
     return value
 
 
@@ -85,19 +91,19 @@ def check_integer_array(name: str, value: object, *, min: int | None = None,
     try:
         arr = np.asarray(value)
     except Exception:  # pragma: no cover - exotic inputs
-        raise ValueError(f"{name} must be integers {_range_text(min, max)}, got {value!r}") from None
+        raise _invalid(name, "integers", min, max, value, repr_=True) from None
     if arr.dtype == bool or arr.dtype.kind not in "iuf":
-        raise ValueError(f"{name} must be integers {_range_text(min, max)}, got {value!r}")
+        raise _invalid(name, "integers", min, max, value, repr_=True)
     if arr.dtype.kind == "f":
         if not np.all(np.isfinite(arr)) or not np.all(arr == np.round(arr)):
-            raise ValueError(f"{name} must be integers {_range_text(min, max)}, got {value!r}")
+            raise _invalid(name, "integers", min, max, value, repr_=True)
     arr = arr.astype(np.int64)
     if arr.size:
         lo, hi = arr.min(), arr.max()
         if min is not None and lo < min:
-            raise ValueError(f"{name} must be integers {_range_text(min, max)}, got {lo}")
+            raise _invalid(name, "integers", min, max, lo)
         if max is not None and hi > max:
-            raise ValueError(f"{name} must be integers {_range_text(min, max)}, got {hi}")
+            raise _invalid(name, "integers", min, max, hi)
     return arr
 
 

@@ -24,7 +24,7 @@ from .rules import Rules, resolve
 __all__ = [
     "roll_modifier", "death_probability", "injury_distribution", "injury_probabilities",
     "injury_surface", "injury_for_total", "find_injury", "injury_table", "severity",
-    "dying_outcome", "injury_sampler", "simulate",
+    "dying_outcome", "injury_sampler", "simulate", "treatment_chance",
 ]
 
 _MAX = 1_000_000
@@ -276,3 +276,15 @@ def simulate(seconds: int, negative_hp: int, wounds: int = 0, *, trials: int = 1
                                          errors="ignore").reset_index(drop=True)], axis=1)
     table = table.rename(columns={"estimate": "probability"})
     return Simulation(table=table, result=res)
+
+
+def treatment_chance(cunning, injury, level: str = "light", **kwargs):
+    """Chance that one treatment attempt of ``injury`` succeeds (§1.3); see
+    :func:`balance.treatment.treatment_chance`.
+
+    >>> treatment_chance(cunning=12, injury="Weak", level="light")
+    0.45
+    """
+    from .treatment import treatment_chance as chance
+
+    return chance(cunning, injury, level, **kwargs)
