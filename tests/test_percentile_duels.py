@@ -1,0 +1,233 @@
+"""Duel simulator (RULES.md 3.3): hand-worked exchanges with fixed dice, then statistics
+against exact single-exchange probabilities computed here by enumeration."""
+from __future__ import annotations
+
+import math
+from functools import partial
+
+import numpy as np
+import pytest
+
+import balance as bl
+from balance import montecarlo
+from balance.percentile import exchange
+
+P = bl.percentile
+HP = [5, 5, 6, 7, 4, 4, 5]   # CON+SIZ 24: right leg, left leg, abdomen, chest, right arm, left arm, head
+RIGHT_ARM, HEAD = 4, 6
+
+
+def run(att_skill, def_skill, rolls, *, defends=True, parry=True, weapon_size=1, parry_size=1,
+        armour=0, hp=None, endurance=22, knock=33, siz=13):
+    hp = np.array([hp if hp is not None else HP])
+    attacker = {"skill": np.array([att_skill]), "weapon_size": np.array([weapon_size])}
+    defender = {"defends": np.array([defends]), "parry": np.array([parry]),
+                "skill": np.array([def_skill]), "parry_size": np.array([parry_size]),
+                "armour": np.full((1, 7), armour), "hp": hp, "hp_max": np.array([HP]),
+                "siz": np.array([siz]), "endurance": np.array([endurance]),
+                "knockback_skill": np.array([knock])}
+    base = {"attack": 50, "defence": 50, "endurance": 50, "knockback": 50, "location": 1,
+            "damage": 1}
+    base.update(rolls)
+    out = exchange(attacker, defender, {k: np.array([v]) for k, v in base.items()})
+    return {k: v[0].item() for k, v in out.items()}
+
+
+def test_missed_attack_parried():
+    out = run(70, 50, {"attack": 80, "defence": 30})
+    assert (out["attack_tier"], out["defence_tier"], out["effects"]) == (1, 2, -1)
+    assert not out["hit"] and out["damage"] == 0 and out["wound"] == 0
+
+
+def test_effect_chooses_weapon_arm_serious_wound_failed_endurance():
+    # 30 vs 70: success; 60 vs 50: failed parry -> 1 effect: choose location. Fewest hit points
+    # (+ armour): the right arm (4); 6 damage -> -2: serious; Endurance 50 vs 22 fails.
+    out = run(70, 50, {"attack": 30, "defence": 60, "location": 19, "damage": 6,
+                       "endurance": 50})
+    assert out["effects"] == 1 and out["chosen"] and out["location"] == RIGHT_ARM
+    assert (out["damage"], out["hp_after"], out["wound"]) == (6, -2, 2)
+    assert out["crippled"] and out["outcome"] == 3          # weapon arm: incapacitation
+
+
+def test_endurance_must_beat_the_attack_roll():
+    # attack 10 (success), Endurance 20 vs 22 (success, higher roll): resisted
+    out = run(70, 50, {"attack": 10, "defence": 60, "damage": 6, "endurance": 20})
+    assert out["wound"] == 2 and out["endurance_passed"] and out["outcome"] == 0
+    # Endurance 20 against an attack roll of 30: same tier, lower roll: fails
+    out = run(70, 50, {"attack": 30, "defence": 60, "damage": 6, "endurance": 20})
+    assert not out["endurance_passed"] and out["outcome"] == 3
+
+
+def test_half_block_in_defenders_favour_then_armour():
+    # critical (5 <= 7) vs success: 1 effect; dagger-sized parry (one size smaller) blocks
+    # ceil(7 / 2) = 4 of 7; armour 2 takes 2 more: 1 damage
+    out = run(70, 50, {"attack": 5, "defence": 40, "damage": 7}, weapon_size=1, parry_size=0,
+              armour=2)
+    assert (out["attack_tier"], out["defence_tier"], out["effects"]) == (3, 2, 1)
+    assert not out["bypass"] and out["damage"] == 1 and out["wound"] == 1
+
+
+@pytest.mark.parametrize("weapon_size,parry_size,taken", [(1, 1, 0), (1, 2, 0), (1, 0, 3),
+                                                          (2, 0, 7), (4, 1, 7)])
+def test_parry_by_size(weapon_size, parry_size, taken):
+    out = run(70, 50, {"attack": 30, "defence": 30, "damage": 7, "location": 10},
+              weapon_size=weapon_size, parry_size=parry_size)
+    assert out["effects"] == 0 and out["location"] == 3 and out["damage"] == taken
+
+
+def test_critical_second_effect_bypasses_armour():
+    out = run(70, 50, {"attack": 5, "defence": 70, "damage": 7, "endurance": 99}, armour=3)
+    assert out["effects"] == 2 and out["bypass"] and out["damage"] == 7
+    assert out["hp_after"] == -3 and out["wound"] == 2 and out["outcome"] == 3
+
+
+def test_successful_evade_avoids_the_blow_and_knockback():
+    out = run(70, 40, {"attack": 30, "defence": 10, "damage": 30}, parry=False)
+    assert not out["hit"] and out["damage"] == 0 and not out["knocked_back"]
+
+
+def test_no_defence_counts_as_failure():
+    out = run(70, 50, {"attack": 50, "defence": 1}, defends=False)
+    assert out["defence_tier"] == 1 and out["effects"] == 1
+
+
+def test_major_wound_to_the_head_with_failed_endurance_kills():
+    hp = list(HP)
+    hp[HEAD] = 1
+    out = run(70, 50, {"attack": 50, "damage": 6, "endurance": 90}, defends=False, hp=hp)
+    assert out["location"] == HEAD and out["hp_after"] == -5 and out["wound"] == 3
+    assert out["outcome"] == 1
+    # the same with a passed Endurance roll: incapacitated
+    out = run(70, 50, {"attack": 50, "damage": 6, "endurance": 60}, defends=False, hp=hp,
+              endurance=80)
+    assert out["wound"] == 3 and out["outcome"] == 3
+
+
+def test_serious_vital_failed_endurance_knocks_out():
+    # a failed parry (60 > 50), rolled location 10 (chest, 7 hit points), 7 damage: serious
+    out = run(70, 50, {"attack": 40, "defence": 60, "damage": 7, "location": 10,
+                       "endurance": 90}, hp=[9, 9, 9, 7, 9, 9, 9])
+    assert out["location"] == 3 and out["wound"] == 2 and out["outcome"] == 2
+
+
+def test_knockback_when_raw_damage_exceeds_siz():
+    # fully parried (same size) but raw 20 > SIZ 13: pushed 1 m (7 // 5), Acrobatics 90 fails
+    out = run(70, 50, {"attack": 30, "defence": 30, "damage": 20, "knockback": 90})
+    assert out["damage"] == 0 and out["knocked_back"]
+    assert out["knockback_metres"] == 1 and out["knocked_prone"]
+    out = run(70, 50, {"attack": 30, "defence": 30, "damage": 20, "knockback": 20})
+    assert out["knocked_back"] and not out["knocked_prone"]
+
+
+def test_over_100_rule_in_the_exchange():
+    # 150 vs 80 -> 100 vs 30: a 99 is a fumble, a defence 40 fails; failure vs fumble: 0 effects
+    out = run(150, 80, {"attack": 99, "defence": 40})
+    assert (out["attack_tier"], out["defence_tier"], out["effects"]) == (0, 1, 0)
+
+
+# -- statistics against exact single exchanges ------------------------------------------
+def ref_tier(roll, skill):
+    if roll >= (100 if skill > 100 else 99):
+        return 0
+    if roll >= 96:
+        return 1
+    if roll <= skill or roll <= 5:
+        return 3 if roll <= math.ceil(skill / 10) else 2
+    return 1
+
+
+def opposed_first_wins(t1, r1, t2, r2):
+    return t1 >= 2 and (t1 > t2 or (t1 == t2 and r1 > r2))
+
+
+@pytest.fixture(scope="module")
+def one_exchange():
+    """Duels of exactly one exchange: a fast 70 % broadsword always attacks first (1 A.P.
+    each, one round), a 50 % dagger parries."""
+    first = P.combatant(70, weapon="broadsword", characteristics={"DEX": 30, "INT": 30},
+                        action_points=1)
+    second = P.combatant(50, weapon="dagger", action_points=1)
+    spec = P.duel_spec(first, second, max_rounds=1)
+    n = 200_000
+    res = montecarlo.run(partial(P.duel_sampler, spec=spec), n, seed=2024, progress=False)
+    return res, n
+
+
+def exact_exchange():
+    """Probabilities of: special effects each side wins (means), a serious-or-worse wound,
+    and the defender going out, by enumeration of attack roll x defence roll x location x
+    1d8 x Endurance roll."""
+    att, par, endurance = 70, 50, 22
+    d_tiers = [ref_tier(r, par) for r in range(1, 101)]
+    p_def = [d_tiers.count(t) / 100 for t in range(4)]
+    eff_att = eff_def = p_wound = p_out = 0.0
+    for r1 in range(1, 101):
+        t1 = ref_tier(r1, att)
+        p_end_fail = sum(not opposed_first_wins(ref_tier(e, endurance), e, t1, r1)
+                         for e in range(1, 101)) / 100
+        for t2 in range(4):
+            pr = p_def[t2] / 100
+            if pr == 0:
+                continue
+            e = t1 - t2
+            if (e > 0 and t1 < 2) or (e < 0 and t2 < 2):
+                e = 0
+            eff_att += pr * max(e, 0)
+            eff_def += pr * max(-e, 0)
+            if t1 < 2:
+                continue
+            locations = [(RIGHT_ARM, 1.0)] if e >= 1 else \
+                [(i, n / 20) for i, n in enumerate([3, 3, 3, 3, 3, 3, 2])]
+            for loc, pl in locations:
+                for dmg in range(1, 9):
+                    taken = dmg - math.ceil(dmg / 2) if t2 >= 2 else dmg
+                    p = pr * pl / 8
+                    if taken >= HP[loc]:
+                        p_wound += p
+                        major = taken >= 2 * HP[loc]
+                        vital_or_weapon = loc in (2, 3, HEAD, RIGHT_ARM)
+                        if major or vital_or_weapon:
+                            p_out += p if major else p * p_end_fail
+    return eff_att, eff_def, p_wound, p_out
+
+
+def test_single_exchange_statistics(one_exchange):
+    res, n = one_exchange
+    t = res.totals
+    assert t["exchanges"] == n                       # exactly one exchange per duel
+    eff_att, eff_def, p_wound, p_out = exact_exchange()
+    # effects per duel: 0..3, variance <= 9/4; 5-sigma tolerances
+    assert abs(t["effects"][0] / n - eff_att) < 5 * 1.5 / math.sqrt(n)
+    assert abs(t["effects"][1] / n - eff_def) < 5 * 1.5 / math.sqrt(n)
+    for observed, p in ((t["first_serious"][1], p_wound), (t["wins"][0], p_out)):
+        assert abs(observed / n - p) < 5 * math.sqrt(p * (1 - p) / n)
+    assert t["wins"][1] == 0                          # the defender never attacks
+
+
+def test_identical_fighters_are_even():
+    f = P.combatant(60, weapon="broadsword", shield="buckler", armour=2)
+    sim = P.duel(f, f, trials=60_000, seed=7, progress=False)
+    p1, p2 = sim.table.loc["first_wins", "estimate"], sim.table.loc["second_wins", "estimate"]
+    se = math.sqrt((p1 + p2 - (p1 - p2) ** 2) / 60_000)
+    assert abs(p1 - p2) < 5 * se
+    outcome_total = sim.table.loc[["first_wins", "second_wins", "timeout"], "estimate"].sum()
+    assert outcome_total == pytest.approx(1.0)
+
+
+def test_sampler_accumulators_are_consistent_and_seeded():
+    spec = P.duel_spec(P.combatant(70), P.combatant(50), max_rounds=5)
+    a = P.duel_sampler(3000, 9, spec)
+    b = P.duel_sampler(3000, 9, spec)
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+    assert a["wins"].sum() == 3000 and a["rounds"].sum() == 3000
+    assert a["kinds"].sum() == a["wins"][:2].sum() and a["kinds"][:, 0].sum() == 0
+    assert a["first_serious"].sum() == 3000 and a["rounds"].shape == (6,)
+
+
+def test_tables_shape_and_seeds():
+    grid = P.duel_table([40, 70], trials=500, seed=3)
+    assert list(grid[["first_skill", "second_skill"]].itertuples(index=False, name=None)) == \
+        [(40, 40), (40, 70), (70, 40), (70, 70)]
+    assert (grid["ci_low"] <= grid["first_wins"]).all() and len(set(grid["spawn_key"])) == 4
+    match = P.weapon_matchups(["dagger", "great_axe"], trials=500, seed=3)
+    assert list(match["first_weapon"]) == ["dagger", "dagger", "great_axe", "great_axe"]
