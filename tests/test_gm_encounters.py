@@ -1,0 +1,67 @@
+"""Encounter calibration (RULES.md §2.4): the guide's examples, exact fractions, advice, bad input."""
+import math
+import warnings
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import balance as bl
+from balance.encounters import EncounterAdvice
+
+
+def test_dragon_and_two_babies_is_demanding():
+    assert bl.encounters.calibration(ratios=["3/1", "1/2", "1/2"], pcs=4) == \
+        (Fraction(0, 1), "Demanding")
+
+
+def test_minus_one_half_is_manageable():
+    assert bl.encounters.calibration(["3/1", "1/2"], pcs=4) == (Fraction(-1, 2), "Manageable")
+    assert bl.encounters.calibration(["3/1"], pcs=4) == (Fraction(-1), "Manageable")
+
+
+def test_ratios_as_fractions_ints_and_sheets():
+    dragon = bl.creatures.creature("Dragon")
+    baby = bl.creatures.creature("Baby Dragon")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert bl.encounters.calibration([dragon, baby, baby], 4) == (0, "Demanding")
+        assert bl.encounters.calibration([3, Fraction(1, 2), "1/2"], 4).value == 0
+
+
+@settings(max_examples=100, deadline=None)
+@given(parts=st.lists(st.sampled_from(["1/3", "1/2", "1/1", "2/1", "3/1"]), min_size=1,
+                      max_size=5), pcs=st.integers(1, 6))
+def test_challenge_is_the_floor_band(parts, pcs):
+    value = sum(Fraction(p) for p in parts) - pcs
+    names = {-2: "Easy", -1: "Manageable", 0: "Demanding", 1: "Intense", 2: "Impossible"}
+    expected = names[min(max(math.floor(value), -2), 2)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", EncounterAdvice)
+        assert bl.encounters.calibration(parts, pcs) == (value, expected)
+
+
+def test_french_challenge_names():
+    got = [bl.encounters.challenge(v, lang="fr") for v in (-3, -1, 0, 1, 5)]
+    assert got == ["Facile", "Gérable", "Exigeant", "Intense", "Impossible"]
+
+
+def test_advice_is_warned_not_raised():
+    wolves = [bl.creatures.creature("Wolf", 9)] * 6
+    with pytest.warns(EncounterAdvice, match="6 creatures is more than PCs \\+ 1 = 5 by 1"):
+        bl.encounters.calibration(wolves, 4)
+    lines = bl.encounters.advice(wolves, 4, party_levels=[5, 5, 5, 5])
+    assert any("outside the average PC level 5 +/- 1 by 3" in line for line in lines)
+    no_area = bl.creatures.sheet(level=5, base_hp=12, size="large", STR=3, CON=1, name="Brute")
+    assert any("no area ability" in line for line in bl.encounters.advice([no_area], 4))
+    assert not any("area" in line for line in
+                   bl.encounters.advice([bl.creatures.creature("Dragon")], 4))
+
+
+@pytest.mark.parametrize("ratios, pcs, word", [
+    (["3/1", "half"], 4, "ratios"), (["1/0"], 4, "ratios"), (["0/1"], 4, "ratios"),
+    ([], 4, "ratios"), (["1/1"], 0, "pcs"), (["1/1"], -2, "pcs"),
+])
+def test_bad_input(ratios, pcs, word):
+    with pytest.raises(ValueError, match=word):
+        bl.encounters.calibration(ratios, pcs)
