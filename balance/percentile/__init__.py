@@ -6,15 +6,16 @@
 >>> int(bl.percentile.location_hp(25)["chest"])
 7
 """
-from .characteristics import (action_points, combat_style_base, damage_modifier,
-                              damage_modifier_step, endurance, evade, experience_modifier,
-                              healing_rate, human_distribution, initiative_bonus, location_hp,
-                              luck_points, magic_points, sample_humans, willpower)
+from .characteristics import (acrobatics_base, action_points, athletics_base,
+                              combat_style_base, damage_modifier, damage_modifier_step,
+                              endurance, evade, experience_modifier, healing_rate,
+                              human_distribution, initiative_bonus, location_hp, luck_points,
+                              magic_points, sample_humans, willpower)
+from .contests import contest_skills, differential, effects_won, opposed, opposed_outcome
 from .duel_tables import duel, duel_table, weapon_matchups
 from .duels import DuelSpec, duel_sampler, duel_spec
 from .exchange import exchange
 from .fighters import Fighter, combatant, weapon_size
-from .contests import contest_skills, differential, effects_won, opposed, opposed_outcome
 from .locations import hit_locations, location_of
 from .magic import (abilities_known, best_source, casting_conditions, location_source,
                     veneration_source)
@@ -29,6 +30,7 @@ __all__ = [
     # 3.2 characteristics, attributes, hit locations
     "action_points", "experience_modifier", "healing_rate", "luck_points", "magic_points",
     "initiative_bonus", "endurance", "willpower", "evade", "combat_style_base",
+    "acrobatics_base", "athletics_base",
     "damage_modifier", "damage_modifier_step", "location_hp", "human_distribution",
     "sample_humans", "hit_locations", "location_of",
     # 3.3 duels

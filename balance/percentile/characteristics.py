@@ -24,12 +24,12 @@ from ._common import RulesLike, ceil_div, section
 
 __all__ = ["action_points", "experience_modifier", "healing_rate", "luck_points",
            "magic_points", "initiative_bonus", "endurance", "willpower", "evade",
-           "combat_style_base", "damage_modifier", "damage_modifier_step", "location_hp",
+           "combat_style_base", "acrobatics_base", "athletics_base", "damage_modifier", "damage_modifier_step", "location_hp",
            "human_distribution", "sample_humans", "BANDED", "LINEAR"]
 
 BANDED = ("action_points", "experience_modifier", "healing_rate", "luck_points")
 LINEAR = ("magic_points", "initiative_bonus", "endurance", "willpower", "evade",
-          "combat_style_base")
+          "combat_style_base", "acrobatics_base", "athletics_base")
 
 
 def _spec(attribute: str, rules) -> Mapping:
@@ -125,6 +125,16 @@ def combat_style_base(str_dex, rules: RulesLike = None):
     return _linear("combat_style_base", "str_dex", str_dex, rules)
 
 
+def acrobatics_base(str_dex, rules: RulesLike = None):
+    """Acrobatics base = STR + DEX (assumed, as in Mythras core)."""
+    return _linear("acrobatics_base", "str_dex", str_dex, rules)
+
+
+def athletics_base(str_dex, rules: RulesLike = None):
+    """Athletics base = STR + DEX (assumed, as in Mythras core)."""
+    return _linear("athletics_base", "str_dex", str_dex, rules)
+
+
 # -- damage modifier ------------------------------------------------------------------------
 def _dm_position(x: np.ndarray, rules) -> np.ndarray:
     """Step index along the damage-modifier progression (row index, continued past the table)."""
@@ -213,6 +223,7 @@ _FUNCTIONS = {
     "healing_rate": healing_rate, "luck_points": luck_points, "magic_points": magic_points,
     "initiative_bonus": initiative_bonus, "endurance": endurance, "willpower": willpower,
     "evade": evade, "combat_style_base": combat_style_base,
+    "acrobatics_base": acrobatics_base, "athletics_base": athletics_base,
 }
 
 

@@ -144,9 +144,11 @@ def combatant(combat_style: int, *, weapon: object = "broadsword", shield: objec
     ev = ch.evade(chars["DEX"], rules) if evade is None else check_skill("evade", evade)
     en = ch.endurance(chars["CON"], rules) if endurance is None \
         else check_skill("endurance", endurance)
-    base = ch.combat_style_base(chars["STR"] + chars["DEX"], rules)  # Acrobatics/Athletics base
-    knock = max(find_grade(combat["knockback_acrobatics_grade"], rules).apply(base),
-                find_grade(combat["knockback_athletics_grade"], rules).apply(base))
+    str_dex = chars["STR"] + chars["DEX"]
+    knock = max(find_grade(combat["knockback_acrobatics_grade"], rules).apply(
+                    ch.acrobatics_base(str_dex, rules)),
+                find_grade(combat["knockback_athletics_grade"], rules).apply(
+                    ch.athletics_base(str_dex, rules)))
     init = ch.initiative_bonus(chars["DEX"] + chars["INT"], rules) \
         - ceil_div(enc, combat["armour_enc_divisor"])
     hp = ch.location_hp_array(chars["CON"] + chars["SIZ"], rules)
