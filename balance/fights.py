@@ -211,7 +211,7 @@ def _hist_mean(res, key: str, denominator=None) -> pd.DataFrame:
     h = res[key].astype(np.float64)
     v = np.arange(h.size)
     n = float(res.trials if denominator is None else denominator)
-    mean = (h * v).sum() / n if n else np.nan
+    mean = (h * v).sum() / n if n else np.nan  # NaN: no case to average (e.g. nobody dying)
     var = ((h * v * v).sum() - n * mean * mean) / (n - 1) if n > 1 else np.nan
     se = float(np.sqrt(max(var, 0.0) / n)) if n > 1 else np.nan
     low, high = normal_interval(mean, se)
@@ -245,8 +245,7 @@ def summarise(res: montecarlo.MCResult, spec: FightSpec) -> Simulation:
     add("pcs_dying", _hist_mean(res, "dying"), "normal")
     add("pcs_dead_in_fight", _hist_mean(res, "dead"), "normal")
     n_dying = int(res["dying"].dot(np.arange(p + 1)))
-    add("dying_seconds_mean", _hist_mean(res, "dying_seconds", denominator=max(n_dying, 1)),
-        "normal")
+    add("dying_seconds_mean", _hist_mean(res, "dying_seconds", denominator=n_dying), "normal")
     add("expected_deaths_if_stabilised",
         res.mean("expected_deaths_sum", "expected_deaths_sumsq"), "normal")
     add("rounds", _hist_mean(res, "rounds"), "normal")

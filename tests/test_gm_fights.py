@@ -1,0 +1,199 @@
+"""Fight simulator (RULES.md §2.3, dying §1.2): hand-worked fights, closed forms, statistics.
+
+Statistical checks use fixed seeds and a tolerance of 5 standard errors of the estimate around
+an exact value computed here, independently of the simulator.
+"""
+from dataclasses import replace
+from fractions import Fraction
+from functools import partial
+
+import numpy as np
+import pytest
+
+import balance as bl
+from balance.fights import fight_sampler, fight_spec
+
+NO_CRITS = bl.load_rules().updated({"guide": {"checks": {"critical_success": 0,
+                                                         "critical_failure": 0}}})
+
+
+def fighter(name, hp, *, attack=50, damage="0", bonus=0, init=20, defence=10, rules=None,
+            **extra):
+    """A combatant with chosen numbers (a medium creature sheet, then overridden)."""
+    s = bl.creatures.sheet(level=1, base_hp=6, size="medium", name=name, damage=damage,
+                           damage_bonus=bonus, rules=rules)
+    return replace(s, max_hp=hp, roll_bonus=attack - s.melee_atk, init=init,
+                   phys_def=defence, mag_def=defence, **extra)
+
+
+def run(spec, trials, seed):
+    return bl.montecarlo.run(partial(fight_sampler, spec=spec), trials, seed=seed,
+                             progress=False)
+
+
+def within(count, trials, p, sigmas=5):
+    se = np.sqrt(p * (1 - p) / trials)
+    assert abs(count / trials - p) <= sigmas * max(se, 1 / trials), (count / trials, p)
+
+
+def test_deterministic_fight_without_crits():
+    # PC: 5 HP, always hits for 5, acts first. Creature: 20 HP, always hits for 3.
+    # Round 1: creature 15, PC 2. Round 2: creature 10, PC -1 -> dying, party down: loss.
+    pc = fighter("PC", 5, bonus=5, init=15, rules=NO_CRITS)
+    foe = fighter("Foe", 20, bonus=3, init=5, rules=NO_CRITS)
+    spec = fight_spec([foe], [pc], rules=NO_CRITS)
+    out = fight_sampler(1000, np.random.default_rng(0), spec)
+    assert out["creature_wins"] == 1000 and out["party_wins"] == 0
+    assert out["rounds"][2] == 1000
+    assert out["dying"][1] == 1000
+    # dying for the whole round it dropped in: 6 s (assumed seconds per round)
+    assert out["dying_seconds"][6] == 1000
+    # k = (0 + 1) x (6 + 1) = 7 -> no death on the critical-injury roll
+    assert out["expected_deaths_sum"] == 0
+
+
+def test_deterministic_win_in_four_rounds():
+    pc = fighter("PC", 100, bonus=5, init=15, rules=NO_CRITS)
+    foe = fighter("Foe", 20, bonus=3, init=5, rules=NO_CRITS)
+    out = fight_sampler(500, np.random.default_rng(1), fight_spec([foe], [pc], rules=NO_CRITS))
+    assert out["party_wins"] == 500 and out["rounds"][4] == 500 and out["knocked_out"][0] == 500
+
+
+def test_one_hit_kills_closed_form():
+    # Both always hit except on a natural 1 (crits change nothing: one hit kills).
+    # PC first: P(win) = (19/20) / (1 - (1/20)^2) = 20/21; P(one round) = 1 - (1/20)^2.
+    # The PC falls to -89 when it loses: dying 6 s, k = 95, P(death) = (95 - 75) / 100 = 0.2.
+    pc = fighter("PC", 10, bonus=99, init=15)
+    foe = fighter("Foe", 10, bonus=99, init=5)
+    spec = fight_spec([foe], [pc])
+    trials = 200_000
+    res = run(spec, trials, 7)
+    within(int(res["party_wins"]), trials, 20 / 21)
+    within(int(res["rounds"][1]), trials, 1 - 1 / 400)
+    p_loss = 1 / 21
+    expected = p_loss * 0.2
+    se = np.sqrt(p_loss * 0.04 * (1 - p_loss * 1) / trials + 1e-12)
+    assert abs(res["expected_deaths_sum"] / trials - expected) <= 5 * se + 1e-9
+    # and the same through the core rules' closed form
+    assert bl.injuries.death_probability(seconds=6, negative_hp=89) == pytest.approx(0.2)
+
+
+@pytest.mark.parametrize("weak", [False, True])
+def test_hit_probability_by_enumeration(weak):
+    # One attack decides: the PC kills with any hit; the foe (slower) can barely scratch it.
+    attack, defence = 5, 17
+    extra = {"weaknesses": ("fire",)} if weak else {}
+    pc = fighter("PC", 1000, attack=attack, bonus=500, init=15, damage_type="fire")
+    foe = fighter("Foe", 500, attack=0, bonus=1, init=5, defence=defence, **extra)
+    bonus = 3 if weak else 0
+    hits = sum(1 for face in range(1, 21)
+               if face != 1 and (face == 20 or face + attack + bonus >= defence))
+    trials = 100_000
+    res = run(fight_spec([foe], [pc], max_rounds=1), trials, 11)
+    within(int(res["party_wins"]), trials, hits / 20)
+
+
+def test_critical_hit_rolls_dice_twice():
+    # 1d6 never kills 7 HP in one hit; a natural 20 rolls 2d6: P(2d6 >= 7) = 21/36.
+    pc = fighter("PC", 1000, attack=0, damage="1d6", init=15)
+    foe = fighter("Foe", 7, attack=0, bonus=1, init=5, defence=30)
+    trials = 200_000
+    res = run(fight_spec([foe], [pc], max_rounds=1), trials, 3)
+    within(int(res["party_wins"]), trials, (1 / 20) * (21 / 36))
+
+
+def test_weakest_focus_versus_random():
+    # PC (3 HP) always hits for 5 and acts first; foes A (10 HP) and B (5 HP) hit for 1.
+    # weakest: B dies in round 1, A in round 3, PC ends at 1 HP: always a win.
+    # random: hitting A first (1/2) lets both hit twice: PC at 0 in round 2: a loss.
+    pc = fighter("PC", 3, bonus=5, init=15, rules=NO_CRITS)
+    a = fighter("A", 10, bonus=1, init=5, rules=NO_CRITS)
+    b = fighter("B", 5, bonus=1, init=4, rules=NO_CRITS)
+    focus = fight_sampler(2000, np.random.default_rng(0),
+                          fight_spec([a, b], [pc], targeting="weakest", rules=NO_CRITS))
+    assert focus["party_wins"] == 2000 and focus["rounds"][3] == 2000
+    trials = 40_000
+    rnd = run(fight_spec([a, b], [pc], targeting="random", rules=NO_CRITS), trials, 5)
+    within(int(rnd["party_wins"]), trials, 0.5)
+
+
+def test_area_attack_hits_several_targets():
+    # A foe hitting 2 PCs per attack (always, no crits) for 10 drops both 10-HP PCs in round 1.
+    pcs = [fighter("P1", 10, bonus=1, init=5, rules=NO_CRITS),
+           fighter("P2", 10, bonus=1, init=4, rules=NO_CRITS)]
+    foe = fighter("Foe", 100, bonus=10, init=15, targets=2, rules=NO_CRITS)
+    out = fight_sampler(100, np.random.default_rng(0), fight_spec([foe], pcs, rules=NO_CRITS))
+    assert out["creature_wins"] == 100 and out["rounds"][1] == 100 and out["knocked_out"][2] == 100
+
+
+def test_automatic_death_after_175_seconds():
+    # Two PCs: one drops at once and lies dying while the other (unkillable) grinds on.
+    rules = NO_CRITS.updated({"fights": {"max_rounds": 40}})
+    weak = fighter("Weak", 1, bonus=1, init=1, rules=rules)
+    tank = fighter("Tank", 10_000, bonus=1, init=2, rules=rules)
+    foe = fighter("Foe", 35, bonus=2, init=15, defence=10, rules=rules)
+    spec = fight_spec([foe], [weak, tank], targeting="weakest", rules=rules)
+    out = fight_sampler(50, np.random.default_rng(0), spec)
+    # foe hits Weak in round 1 (-1 HP), then the tank needs 35 rounds of 1 damage: 6 x 35 >= 175
+    assert out["dead_by_pc"][0] == 50 and out["rounds"][35] == 50
+    assert out["dying_seconds"][175] == 50
+
+
+def test_same_seed_same_totals_any_chunking():
+    spec = fight_spec(["Wolf"] * 4)
+    a = bl.montecarlo.run(partial(fight_sampler, spec=spec), 3000, seed=9, progress=False,
+                          block_size=1000)
+    b = bl.montecarlo.run(partial(fight_sampler, spec=spec), 3000, seed=9, progress=False,
+                          block_size=1000, chunk_size=2000)
+    for k in a.totals:
+        assert np.array_equal(a.totals[k], b.totals[k])
+    assert int(a["party_wins"] + a["creature_wins"] + a["draws"]) == 3000
+
+
+def test_simulate_tables():
+    sim = bl.fights.simulate(["Goblin", "Gobelin"], trials=5000, seed=2)
+    t = sim.table.set_index("metric")
+    assert {"party_win_rate", "knockout_rate", "expected_deaths_if_stabilised",
+            "rounds", "dying_seconds_mean"} <= set(t.index)
+    assert np.isnan(t.loc["dying_seconds_mean", "estimate"]) or t.loc["dying_seconds_mean",
+                                                                      "trials"] > 0
+    t = t.dropna(subset=["estimate"])
+    assert (t["ci_low"] <= t["estimate"]).all() and (t["estimate"] <= t["ci_high"]).all()
+    assert sim.trials == 5000 and sim.seed == 2
+    pcs = sim.extra["pcs"]
+    assert set(pcs["pc"]) == {"Warrior", "Ranger", "Mage", "Cleric"}
+
+
+def test_infinite_fight_is_refused():
+    pc = fighter("PC", 10, bonus=5)
+    harmless = fighter("Ghost", 10, damage="0", bonus=0)
+    with pytest.raises(ValueError, match="infinite fight: the creatures can never damage"):
+        fight_spec([harmless], [pc])
+    wall = fighter("Wall", 10, bonus=3, defence=99, rules=NO_CRITS)
+    weakling = fighter("PC", 10, attack=0, bonus=5, rules=NO_CRITS)
+    with pytest.raises(ValueError, match="the party can never damage"):
+        fight_spec([wall], [weakling], rules=NO_CRITS)
+
+
+@pytest.mark.parametrize("kwargs, word", [
+    (dict(creatures=["Goblinn"]), "did you mean 'Goblin'"),
+    (dict(creatures=[]), "creatures"),
+    (dict(creatures=["Wolf"], party=[]), "party"),
+    (dict(creatures=["Wolf"], targeting="nearest"), "targeting"),
+    (dict(creatures=["Wolf"], level=25), "level"),
+    (dict(creatures=["Wolf"], max_rounds=0), "max_rounds"),
+])
+def test_bad_input(kwargs, word):
+    with pytest.raises(ValueError, match=word):
+        fight_spec(**kwargs)
+
+
+def test_calibration_check_small_grid():
+    check = bl.fights.calibration_check(levels=(3,), calibrations=(-2, 0, 2),
+                                        families=(("Wolf",),), trials=2000, seed=4)
+    t = check.table
+    assert list(t["calibration"]) == [Fraction(-2), Fraction(0), Fraction(2)]
+    assert list(t["challenge"]) == ["Easy", "Demanding", "Impossible"]
+    assert list(t["encounter"]) == ["2 x Wolf", "4 x Wolf", "6 x Wolf"]
+    assert len(check.steps) == 2 and {"monotone", "significant_reversal"} <= set(check.steps)
+    assert isinstance(check.monotonic, bool)
