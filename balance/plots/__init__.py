@@ -11,14 +11,18 @@ from __future__ import annotations
 
 from ._style import PALETTE
 from .core import (d20_success, death_curves, injury_bands, injury_heatmap, mc_check,
-                   negotiation_curves, sp_distribution, treatment_curves)
+                   negotiation_curves, negotiation_rules, sp_distribution, treatment_curves)
 from .intervals import interval_curves
+from .percentile import (attribute_distribution, duel_gap, grade_curves, opposed_heatmap,
+                         tier_curves)
 from .processes import campaign_deaths, knockout_risk, rescue_curves, wound_burden
 
 __all__ = ["PALETTE", "death_curves", "injury_bands", "injury_heatmap", "d20_success",
-           "sp_distribution", "treatment_curves", "negotiation_curves", "mc_check",
+           "sp_distribution", "treatment_curves", "negotiation_curves", "negotiation_rules",
+           "mc_check",
            "interval_curves", "rescue_curves", "campaign_deaths", "wound_burden",
-           "knockout_risk", "save"]
+           "knockout_risk", "tier_curves", "grade_curves", "opposed_heatmap", "duel_gap",
+           "attribute_distribution", "save"]
 
 
 def save(ax, path, **options) -> None:

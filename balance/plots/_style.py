@@ -31,7 +31,7 @@ def axes(ax=None, figsize: tuple[float, float] = FIGSIZE):
 
 def finish(ax, *, title: str | None = None, xlabel: str | None = None,
            ylabel: str | None = None, legend: bool = True, legend_title: str | None = None,
-           legend_outside: bool = False):
+           legend_outside: bool = False, legend_loc: str = "best"):
     """Titles, labels, grid and legend in the house style; returns ``ax``."""
     if title:
         ax.set_title(title, fontsize=11, loc="left")
@@ -43,7 +43,8 @@ def finish(ax, *, title: str | None = None, xlabel: str | None = None,
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
     if legend and ax.get_legend_handles_labels()[0]:
-        where = {"loc": "upper left", "bbox_to_anchor": (1.01, 1.0)} if legend_outside else {}
+        where = {"loc": "upper left", "bbox_to_anchor": (1.01, 1.0)} if legend_outside \
+            else {"loc": legend_loc}
         ax.legend(fontsize=8, frameon=False, title=legend_title, title_fontsize=8, **where)
     return ax
 

@@ -17,7 +17,7 @@ from ._style import (LINESTYLES, PALETTE, axes, band_colour, check_lang, finish,
                      text)
 
 __all__ = ["death_curves", "injury_bands", "injury_heatmap", "d20_success", "sp_distribution",
-           "treatment_curves", "negotiation_curves", "mc_check"]
+           "treatment_curves", "negotiation_curves", "negotiation_rules", "mc_check"]
 
 
 def _death_rows(surface: pd.DataFrame) -> pd.DataFrame:
@@ -225,6 +225,32 @@ def negotiation_curves(table: pd.DataFrame, *, ax=None, lang: str = "en"):
     ax.set_ylim(bottom=0)
     return finish(ax, title=text("negotiation_title", lang), xlabel=text("ask", lang),
                   ylabel=text("expected_change", lang))
+
+
+def negotiation_rules(table: pd.DataFrame, *, ax=None, lang: str = "en"):
+    """The Psychology rule (core rules, best ask) against the GM guide's Charisma rule:
+    expected price reduction against the chance that the check succeeds, each point labelled
+    with its characteristic or modifier (RULES.md 1.5, 2.6).
+    ``table``: ``balance.report.data.negotiation_rules_table()``."""
+    lang = check_lang(lang)
+    ax = axes(ax)
+    for i, rule in enumerate(("psychology", "charisma")):
+        part = table[table["rule"] == rule].sort_values("check_chance")
+        if part.empty:
+            continue
+        colour = PALETTE[i]
+        ax.plot(part["check_chance"], part["expected_change"], marker="o", markersize=3,
+                color=colour, label=text(f"{rule}_rule", lang))
+        step = max(1, len(part) // 6)
+        for _, row in part.iloc[::step].iterrows():
+            tag = f"{row['value']:+d}" if rule == "charisma" else f"{row['value']}"
+            ax.annotate(tag, (row["check_chance"], row["expected_change"]), fontsize=7,
+                        color=colour, xytext=(3, -9 if rule == "charisma" else 4),
+                        textcoords="offset points")
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_ylim(bottom=0)
+    return finish(ax, title=text("compare_title", lang), xlabel=text("check_chance", lang),
+                  ylabel=text("expected_change", lang), legend_loc="lower right")
 
 
 def mc_check(simulated: pd.DataFrame, exact: pd.DataFrame, *, ax=None, lang: str = "en"):

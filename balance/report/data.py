@@ -18,7 +18,8 @@ from .. import d20, injuries, negotiation
 from ..errors import check_integer_array
 from ..rules import Rules, resolve
 
-__all__ = ["death_surface", "d20_table", "negotiation_table", "severity_bands"]
+__all__ = ["death_surface", "d20_table", "negotiation_table", "severity_bands",
+           "negotiation_rules_table", "opposed_table"]
 
 
 def death_surface(seconds=None, negative_hp: Sequence[int] = (1, 5, 10, 20),
@@ -93,3 +94,56 @@ def negotiation_table(psychology: Sequence[int] = (8, 12, 16), asks=None, *,
     out = pd.concat(frames, ignore_index=True)
     out["ask"] = out["ask"].astype(float)
     return out
+
+
+def negotiation_rules_table(psychology=None, charisma=None, *, price: int = 200,
+                            difficulty: int = 14, rules: Rules | None = None) -> pd.DataFrame:
+    """The two negotiation rules side by side (RULES.md 1.5 and 2.6), buying at ``price``.
+
+    Psychology (core rules): a d20 Test under Psychology, the best ask X; Charisma (GM guide):
+    ``d20 + CHA >= difficulty``, success 75 %, natural 20 50 %. Put on a common axis, the
+    chance that the underlying check succeeds.
+
+    Returns
+    -------
+    DataFrame
+        rule ("psychology"/"charisma"), value (the characteristic or modifier), check_chance,
+        expected_change (expected price reduction, % of ``price``), best_ask (Psychology only).
+    """
+    from .. import economy
+
+    rules = resolve(rules)
+    die = rules["d20"]["die"]
+    psy = np.arange(1, die + 1) if psychology is None else np.atleast_1d(psychology)
+    cha = np.arange(rules["design"]["creature_stat_min"],
+                    rules["design"]["creature_stat_max"] + 1) if charisma is None \
+        else np.atleast_1d(charisma)
+    rows = []
+    for p in psy:
+        best = negotiation.best_ask(int(p), rules=rules)
+        change = negotiation.ask_outcomes(int(p), best, rules=rules)["expected_change"]
+        rows.append(("psychology", int(p), float(d20.success_chance(int(p), rules=rules)),
+                     float(change), float(best)))
+    for c in cha:
+        out = economy.charisma_negotiation(price, int(c), difficulty, rules=rules)
+        rows.append(("charisma", int(c), float(out["success"] + out["critical_success"]),
+                     100.0 * (price - out["expected_price"]) / price, np.nan))
+    return pd.DataFrame(rows, columns=["rule", "value", "check_chance", "expected_change",
+                                       "best_ask"])
+
+
+def opposed_table(skills=range(5, 101, 5), *, rules: Rules | None = None) -> pd.DataFrame:
+    """Exact opposed rolls over a grid of skills (RULES.md 3.1), tidy: first, second,
+    first_wins, second_wins, stalemate."""
+    from .. import percentile
+
+    rules = resolve(rules)
+    values = check_integer_array("skills", list(skills), min=0, max=10_000).reshape(-1)
+    rows = []
+    for a in values:
+        for b in values:
+            out = percentile.opposed(int(a), int(b), rules=rules)
+            rows.append((int(a), int(b), out["first_wins"], out["second_wins"],
+                         out["stalemate"]))
+    return pd.DataFrame(rows, columns=["first", "second", "first_wins", "second_wins",
+                                       "stalemate"])

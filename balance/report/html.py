@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import html
+import re
 from collections.abc import Mapping, Sequence
 
 import pandas as pd
@@ -25,8 +26,9 @@ h1{font-size:1.8rem;margin:.2rem 0 .6rem}h2{font-size:1.3rem;margin-top:2.2rem;
 figure{margin:1rem 0}figure img{max-width:100%;height:auto;display:block}
 figcaption{font-size:.85rem;color:#555}
 .tbl{overflow-x:auto;margin:.8rem 0}table.data{border-collapse:collapse;font-size:.8rem}
-table.data th,table.data td{border:1px solid #ddd;padding:.2rem .45rem;text-align:right;
- white-space:nowrap}table.data th{background:#f0f0f0}table.data td:first-child{text-align:left}
+table.data th,table.data td{border:1px solid #ddd;padding:.2rem .45rem;text-align:left;
+ vertical-align:top}table.data th{background:#f0f0f0}table.data td.num{text-align:right;
+ white-space:nowrap}
 nav ol{columns:2;font-size:.9rem}code{font-size:.85em;background:#f0f0f0;padding:0 .2em}
 .missing{font-size:.85rem;color:#8a4b00}
 """
@@ -36,13 +38,35 @@ def _e(value: object) -> str:
     return html.escape(str(value), quote=True)
 
 
+_NUMBER = re.compile(r"^[-+−]?[\d.,]+( ?(%|h|s))?( \(.*\))?$|^∞$|^[-+−]?[\d.,]+ %? ?– ?[-+−]?[\d.,]+ ?%?$")
+
+
+def _cell(value: object) -> str:
+    if value is None or (not isinstance(value, str) and pd.isna(value)):
+        return "<td></td>"
+    text_ = str(value)
+    align = " class='num'" if _NUMBER.match(text_.replace("\u202f", "")) else ""
+    return f"<td{align}>{_e(text_)}</td>"
+
+
+def flat(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame with its (named) index as ordinary columns and one header row."""
+    if not isinstance(frame.index, pd.RangeIndex) or frame.index.name is not None:
+        frame = frame.reset_index()
+    if isinstance(frame.columns, pd.MultiIndex):
+        frame.columns = [" ".join(str(c) for c in col if str(c)) for col in frame.columns]
+    return frame
+
+
 def table_html(table: Table) -> str:
-    """A table as an HTML ``<table>`` (values shown as given)."""
-    frame = table.frame
-    index = not isinstance(frame.index, pd.RangeIndex)
-    body = frame.to_html(index=index, border=0, classes="data", na_rep="", escape=True)
+    """A table as an HTML ``<table>`` (values shown as given; numbers right-aligned)."""
+    frame = flat(table.frame)
+    head = "".join(f"<th>{_e(c)}</th>" for c in frame.columns)
+    rows = "".join("<tr>" + "".join(_cell(v) for v in row) + "</tr>"
+                   for row in frame.itertuples(index=False))
     caption = f"<p class='note'>{_e(table.caption)}</p>" if table.caption else ""
-    return f"<div class='tbl' id='{_e(table.name)}'>{body}</div>{caption}"
+    return (f"<div class='tbl' id='{_e(table.name)}'><table class='data'><thead><tr>{head}"
+            f"</tr></thead><tbody>{rows}</tbody></table></div>{caption}")
 
 
 def _section(section: Section, lang: str) -> str:

@@ -19,9 +19,9 @@ def _cell(value: object) -> str:
 
 def table_markdown(table: Table) -> str:
     """A GitHub-flavoured Markdown table (values shown as given)."""
-    frame = table.frame
-    if not isinstance(frame.index, pd.RangeIndex):
-        frame = frame.reset_index()
+    from .html import flat
+
+    frame = flat(table.frame)
     head = "| " + " | ".join(_cell(c) for c in frame.columns) + " |"
     rule = "|" + "|".join("---" for _ in frame.columns) + "|"
     rows = ["| " + " | ".join(_cell(v) for v in row) + " |"

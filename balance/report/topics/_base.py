@@ -8,7 +8,7 @@ from ...rules import Rules
 from ..labels import text
 from ..model import Figure, Section, Table
 
-__all__ = ["Context", "make_section", "fmt_prob"]
+__all__ = ["Context", "make_section", "fmt_prob", "fmt_interval", "short_value"]
 
 
 @dataclass(frozen=True)
@@ -21,8 +21,25 @@ class Context:
         return text(key, self.lang, **fields)
 
 
+def short_value(value: object, width: int = 48) -> str:
+    """A rules value for a footnote: scalars as they are, tables named as such."""
+    from collections.abc import Mapping
+
+    if isinstance(value, Mapping):
+        return f"(table of {len(value)} keys)"
+    if isinstance(value, (tuple, list)):
+        return f"(table of {len(value)} rows)" if any(isinstance(v, Mapping) for v in value) \
+            else _cut(repr(list(value)), width)
+    return _cut(repr(value), width)
+
+
+def _cut(text_: str, width: int) -> str:
+    return text_ if len(text_) <= width else text_[:width - 1] + "…"
+
+
 def _assumed_lines(rules: Rules, sections: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(f"{k} = {rules.get(k, None)!r}" for k in rules.assumed_under(*sections))
+    return tuple(f"{k} = {short_value(rules.get(k, None))}"
+                 for k in rules.assumed_under(*sections))
 
 
 def make_section(ctx: Context, key: str, *, title: str, text_key: str | None = None,
@@ -49,6 +66,11 @@ def make_section(ctx: Context, key: str, *, title: str, text_key: str | None = N
                    assumed=_assumed_lines(ctx.rules, rules_sections), notes=tuple(notes))
 
 
-def fmt_prob(p: float) -> str:
-    """A probability as a percentage with one decimal (``0.1234`` -> ``"12.3 %"``)."""
-    return f"{100 * p:.1f} %"
+def fmt_prob(p: float, digits: int = 1) -> str:
+    """A probability as a percentage (``0.1234`` -> ``"12.3 %"``)."""
+    return f"{100 * p:.{digits}f} %"
+
+
+def fmt_interval(low: float, high: float, digits: int = 2) -> str:
+    """A 95 % interval as percentages (``"12.30 % – 12.41 %"``)."""
+    return f"{fmt_prob(low, digits)} – {fmt_prob(high, digits)}"

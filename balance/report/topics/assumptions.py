@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ...rules import Rules
 from ..model import Table
-from ._base import Context, make_section
+from ._base import Context, make_section, short_value
 
 KEY = "assumptions"
 REQUIRES = ()
@@ -15,7 +15,7 @@ def compute(rules: Rules, settings) -> dict:
 
 def render(results: dict, ctx: Context):
     frame = results["assumptions"].copy()
-    frame["value"] = frame["value"].map(repr)
+    frame["value"] = frame["value"].map(short_value)
     frame.columns = [ctx.t("col_key"), ctx.t("col_value"), ctx.t("col_note")]
     section = make_section(ctx, KEY, title="sec_assumptions", text_key="sec_assumptions_text",
                            tables=(Table(f"{KEY}_table", frame),))

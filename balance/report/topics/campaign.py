@@ -7,12 +7,12 @@ from matplotlib.figure import Figure
 from ... import campaign, plots
 from ...rules import Rules
 from ..model import Table, figure_from_axes
-from ._base import Context, fmt_prob, make_section
+from ._base import Context, fmt_interval, fmt_prob, make_section
 
 KEY = "campaign"
 REQUIRES = ("balance.campaign", "balance.montecarlo")
 RULES_SECTIONS = ("injuries", "treatment", "time")
-SCENARIO = {"fights": 10, "knockout_chance": 0.3, "negative_hp": "1d6", "arrival": "6+1d8",
+SCENARIO = {"fights": 10, "knockout_chance": 0.3, "negative_hp": "1d6", "arrival": "10+1d20",
             "cunning": 12, "hours_between": 24, "policy": "both"}
 
 
@@ -32,8 +32,8 @@ def render(results: dict, ctx: Context):
     risk = sim.extra["knockout_risk"]
     shown = pd.DataFrame({
         ctx.t("wounds_carried"): risk["wounds_carried"], "trials": risk["trials"],
-        ctx.t("col_estimate"): risk["probability"].map(fmt_prob),
-        ctx.t("col_ci"): [f"{fmt_prob(a)} – {fmt_prob(b)}"
+        ctx.t("col_estimate"): risk["probability"].map(lambda p: fmt_prob(p, 2)),
+        ctx.t("col_ci"): [fmt_interval(a, b)
                           for a, b in zip(risk["ci_low"], risk["ci_high"])]})
     s = SCENARIO
     scenario = ctx.t("campaign_scenario", fights=s["fights"], knockout=s["knockout_chance"],

@@ -4,7 +4,7 @@ from __future__ import annotations
 from ... import injuries, plots
 from ...rules import Rules
 from ..model import Table, figure_from_axes
-from ._base import Context, fmt_prob, make_section
+from ._base import Context, fmt_interval, fmt_prob, make_section
 
 KEY = "montecarlo_check"
 REQUIRES = ("balance.montecarlo", "balance.injuries")
@@ -30,9 +30,10 @@ def render(results: dict, ctx: Context):
     shown = table.assign(exact=exact["probability"].to_numpy())
     shown = shown[(shown["exact"] > 0) | (shown["probability"] > 0)]
     shown = shown.assign(**{
-        ctx.t("injury"): shown[name], ctx.t("exact"): shown["exact"].map(fmt_prob),
-        ctx.t("col_estimate"): shown["probability"].map(fmt_prob),
-        ctx.t("col_ci"): [f"{fmt_prob(lo)} – {fmt_prob(hi)}"
+        ctx.t("injury"): shown[name],
+        ctx.t("exact"): shown["exact"].map(lambda p: fmt_prob(p, 2)),
+        ctx.t("col_estimate"): shown["probability"].map(lambda p: fmt_prob(p, 2)),
+        ctx.t("col_ci"): [fmt_interval(lo, hi)
                           for lo, hi in zip(shown["ci_low"], shown["ci_high"])]})
     cols = [ctx.t("injury"), ctx.t("exact"), ctx.t("col_estimate"), ctx.t("col_ci")]
     return make_section(ctx, KEY, title="sec_mc", text_key="sec_mc_text",

@@ -6,14 +6,14 @@ import pandas as pd
 from ... import plots, rescue
 from ...rules import Rules
 from ..model import Table, figure_from_axes
-from ._base import Context, fmt_prob, make_section
+from ._base import Context, fmt_interval, fmt_prob, make_section
 
 KEY = "rescue"
 REQUIRES = ("balance.rescue", "balance.montecarlo")
 RULES_SECTIONS = ("injuries", "time")
 TIMES = range(0, 176, 5)
 CURVE = {"negative_hp": "1d6", "wounds": (0, 1, 2, 3)}
-SCENARIO = {"arrival": "5+1d9", "negative_hp": "1d6", "wounds": (0, 1, 2, 3), "action_ap": 1}
+SCENARIO = {"arrival": "10+1d20", "negative_hp": "1d6", "wounds": (0, 1, 2, 3), "action_ap": 1}
 
 
 def compute(rules: Rules, settings) -> dict:
@@ -34,9 +34,9 @@ def render(results: dict, ctx: Context):
              "total": ctx.t("death_total")}
     shown = pd.DataFrame({
         ctx.t("wounds"): death["wounds"], ctx.t("death_kind"): death["death"].map(kinds),
-        ctx.t("exact"): death["exact"].map(fmt_prob),
-        ctx.t("col_estimate"): death["probability"].map(fmt_prob),
-        ctx.t("col_ci"): [f"{fmt_prob(a)} – {fmt_prob(b)}"
+        ctx.t("exact"): death["exact"].map(lambda p: fmt_prob(p, 2)),
+        ctx.t("col_estimate"): death["probability"].map(lambda p: fmt_prob(p, 2)),
+        ctx.t("col_ci"): [fmt_interval(a, b)
                           for a, b in zip(death["ci_low"], death["ci_high"])]})
     scenario = ctx.t("rescue_scenario", arrival=SCENARIO["arrival"],
                      negative_hp=SCENARIO["negative_hp"], ap=SCENARIO["action_ap"])

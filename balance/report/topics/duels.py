@@ -1,0 +1,43 @@
+"""Section: simulated percentile duels, win probability against the skill gap (RULES.md 3.3)."""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pandas as pd
+
+from ... import percentile, plots
+from ...rules import Rules
+from ..model import Table, figure_from_axes
+from ._base import Context, make_section
+
+KEY = "duels"
+REQUIRES = ("balance.percentile", "balance.montecarlo")
+RULES_SECTIONS = ("percentile",)
+SKILLS = range(40, 91, 10)
+
+
+def duel_trials(settings) -> int:
+    """Duels per skill pair: a hundredth of the report's trials (at least 500)."""
+    return max(500, settings.trials // 100)
+
+
+def compute(rules: Rules, settings) -> dict:
+    table = percentile.duel_table(SKILLS, trials=duel_trials(settings), seed=settings.seed,
+                                  rules=rules, run_options={"workers": settings.workers})
+    return {"duels": table}
+
+
+def render(results: dict, ctx: Context):
+    table = results["duels"]
+    ax = plots.duel_gap(table, lang=ctx.lang)
+    wide = table.assign(cell=[f"{100 * p:.1f} % ({100 * a:.1f}–{100 * b:.1f})" for p, a, b in
+                              zip(table["first_wins"], table["ci_low"], table["ci_high"])])
+    wide = wide.pivot_table(index="first_skill", columns="second_skill", values="cell",
+                            aggfunc="first")
+    wide.index.name = ctx.t("first_skill")
+    wide.columns.name = ctx.t("second_skill")
+    run = SimpleNamespace(trials=int(table["trials"].iloc[0]), seed=table["seed"].iloc[0])
+    return make_section(ctx, KEY, title="sec_duels", text_key="sec_duels_text",
+                        rules_sections=RULES_SECTIONS, simulated=[run],
+                        figures=(figure_from_axes(f"{KEY}_gap", ax, ctx.t("duel_title")),),
+                        tables=(Table(f"{KEY}_table", wide, ctx.t("duel_caption")),))

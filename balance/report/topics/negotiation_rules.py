@@ -1,0 +1,39 @@
+"""Section: the Psychology rule against the GM guide's Charisma rule (RULES.md 1.5, 2.6)."""
+from __future__ import annotations
+
+import pandas as pd
+
+from ... import plots
+from ...rules import Rules
+from .. import data
+from ..model import Table, figure_from_axes
+from ._base import Context, make_section
+
+KEY = "negotiation_rules"
+REQUIRES = ("balance.economy", "balance.negotiation")
+RULES_SECTIONS = ("negotiation", "economy", "guide")
+PRICE = 200
+DIFFICULTY = 14
+
+
+def compute(rules: Rules, settings) -> dict:
+    return {"table": data.negotiation_rules_table(price=PRICE, difficulty=DIFFICULTY,
+                                                  rules=rules)}
+
+
+def render(results: dict, ctx: Context):
+    table = results["table"]
+    ax = plots.negotiation_rules(table, lang=ctx.lang)
+    names = {"psychology": ctx.t("psychology_rule"), "charisma": ctx.t("charisma_rule")}
+    shown = pd.DataFrame({
+        ctx.t("col_rule"): table["rule"].map(names),
+        ctx.t("col_value_rule"): table["value"],
+        ctx.t("check_chance"): (100 * table["check_chance"]).map("{:.0f} %".format),
+        ctx.t("expected_change"): table["expected_change"].map("{:.2f} %".format),
+        ctx.t("col_best_ask"): table["best_ask"].map(lambda a: "" if pd.isna(a) else f"{a:g}")})
+    return make_section(ctx, KEY, title="sec_negotiation_rules",
+                        text_key="sec_negotiation_rules_text",
+                        text_fields={"difficulty": DIFFICULTY, "price": PRICE},
+                        rules_sections=RULES_SECTIONS,
+                        figures=(figure_from_axes(f"{KEY}_compare", ax, ctx.t("compare_title")),),
+                        tables=(Table(f"{KEY}_table", shown),))
