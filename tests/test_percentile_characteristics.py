@@ -22,7 +22,8 @@ def ref_band_6(x, first):    # <=6 first; 7-12 first+1; 13-18 first+2; +1 per fu
     return first if x <= 6 else first + 1 + (x - 7) // 6
 
 
-@pytest.mark.parametrize("x", [0, 1, 6, 7, 12, 13, 18, 19, 24, 25, 30, 31, 36, 37, 48, 49, 60, 61, 100])
+@pytest.mark.parametrize("x", [0, 1, 6, 7, 12, 13, 18, 19, 24, 25, 30, 31, 36, 37, 48, 49, 60, 61,
+                               100])
 def test_bands_at_edges(x):
     assert P.action_points(x) == ref_band_12(x)
     assert P.experience_modifier(x) == ref_band_6(x, -1)
@@ -31,7 +32,8 @@ def test_bands_at_edges(x):
 
 
 def test_bands_document_values():
-    assert [P.action_points(x) for x in (12, 13, 24, 25, 36, 37, 48, 49)] == [1, 2, 2, 3, 3, 4, 4, 5]
+    assert [P.action_points(x) for x in (12, 13, 24, 25, 36, 37, 48, 49)] == \
+        [1, 2, 2, 3, 3, 4, 4, 5]
     assert [P.experience_modifier(x) for x in (6, 7, 12, 13, 18, 19)] == [-1, 0, 0, 1, 1, 2]
     assert P.action_points(np.array([12, 25])).tolist() == [1, 3]
 
@@ -89,7 +91,8 @@ def test_location_hp_edges_and_continuation(x):
 def test_location_hp_issue_example():
     hp = P.location_hp(25)
     assert list(hp.index[:3]) == ["head", "chest", "abdomen"]
-    assert (hp["head"], hp["chest"], hp["abdomen"], hp["right_arm"], hp["left_leg"]) == (5, 7, 6, 4, 5)
+    assert (hp["head"], hp["chest"], hp["abdomen"], hp["right_arm"], hp["left_leg"]) == \
+        (5, 7, 6, 4, 5)
 
 
 # -- distributions over rolled humans vs enumeration of the dice ----------------------------
@@ -176,7 +179,8 @@ def test_hit_locations_enumerated():
 
 
 # -- magic ---------------------------------------------------------------------------------------
-@pytest.mark.parametrize("skill,known", [(0, 0), (1, 1), (20, 1), (21, 2), (40, 2), (41, 3), (100, 5)])
+@pytest.mark.parametrize("skill,known", [(0, 0), (1, 1), (20, 1), (21, 2), (40, 2), (41, 3),
+                                         (100, 5)])
 def test_abilities_known(skill, known):
     assert P.abilities_known(skill) == known
 

@@ -13,7 +13,8 @@ from balance import montecarlo
 from balance.percentile import exchange
 
 P = bl.percentile
-HP = [5, 5, 6, 7, 4, 4, 5]   # CON+SIZ 24: right leg, left leg, abdomen, chest, right arm, left arm, head
+# CON+SIZ 24, in table order: right leg, left leg, abdomen, chest, right arm, left arm, head
+HP = [5, 5, 6, 7, 4, 4, 5]
 RIGHT_ARM, HEAD = 4, 6
 
 

@@ -11,7 +11,7 @@ as a scalar or an integer array, and continues the open-ended bands past the pri
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -24,20 +24,24 @@ from ._common import RulesLike, ceil_div, section
 
 __all__ = ["action_points", "experience_modifier", "healing_rate", "luck_points",
            "magic_points", "initiative_bonus", "endurance", "willpower", "evade",
-           "combat_style_base", "acrobatics_base", "athletics_base", "damage_modifier", "damage_modifier_step", "location_hp",
+           "combat_style_base", "acrobatics_base", "athletics_base", "damage_modifier",
+           "damage_modifier_step", "location_hp",
            "human_distribution", "sample_humans", "BANDED", "LINEAR"]
+
+#: a value or an integer array (functions are vectorised)
+IntLike = int | np.ndarray | Sequence[int]
 
 BANDED = ("action_points", "experience_modifier", "healing_rate", "luck_points")
 LINEAR = ("magic_points", "initiative_bonus", "endurance", "willpower", "evade",
           "combat_style_base", "acrobatics_base", "athletics_base")
 
 
-def _spec(attribute: str, rules) -> Mapping:
+def _spec(attribute: str, rules: RulesLike) -> Mapping:
     sec = section(rules)
     return sec["derived"][attribute] if attribute in LINEAR else sec[attribute]
 
 
-def _check(attribute: str, name: str, value, rules) -> np.ndarray:
+def _check(attribute: str, name: str, value: IntLike, rules: RulesLike) -> np.ndarray:
     """Input sum as an int array, within [table start, maximum x number of inputs]."""
     sec = section(rules)
     spec = _spec(attribute, rules)
@@ -48,11 +52,11 @@ def _check(attribute: str, name: str, value, rules) -> np.ndarray:
     return check_integer_array(label, value, min=low, max=high)
 
 
-def _out(values: np.ndarray):
+def _out(values: np.ndarray) -> IntLike:
     return values.item() if values.ndim == 0 else values
 
 
-def _band(table, x: np.ndarray, column: str = "value") -> np.ndarray:
+def _band(table: Sequence[Mapping], x: np.ndarray, column: str = "value") -> np.ndarray:
     """Value of the row holding each ``x``; past an open-ended last row, + increment per step."""
     lows = np.array([row["low"] for row in table])
     idx = np.searchsorted(lows, x, side="right") - 1
@@ -64,79 +68,79 @@ def _band(table, x: np.ndarray, column: str = "value") -> np.ndarray:
     return values
 
 
-def _banded(attribute: str, name: str, value, rules: RulesLike):
+def _banded(attribute: str, name: str, value: IntLike, rules: RulesLike) -> IntLike:
     x = _check(attribute, name, value, rules)
     return _out(_band(_spec(attribute, rules)["table"], x))
 
 
-def action_points(int_dex, rules: RulesLike = None):
+def action_points(int_dex: IntLike, rules: RulesLike = None) -> IntLike:
     """Action Points from INT+DEX: <=12 1, 13-24 2, 25-36 3, +1 per further 12."""
     return _banded("action_points", "int_dex", int_dex, rules)
 
 
-def experience_modifier(cha, rules: RulesLike = None):
+def experience_modifier(cha: IntLike, rules: RulesLike = None) -> IntLike:
     """Experience modifier from CHA: <=6 -1, 7-12 0, 13-18 +1, +1 per further 6."""
     return _banded("experience_modifier", "cha", cha, rules)
 
 
-def healing_rate(con, rules: RulesLike = None):
+def healing_rate(con: IntLike, rules: RulesLike = None) -> IntLike:
     """Healing rate from CON: <=6 1, 7-12 2, 13-18 3, +1 per further 6."""
     return _banded("healing_rate", "con", con, rules)
 
 
-def luck_points(pow, rules: RulesLike = None):  # noqa: A002 - the characteristic's name
+def luck_points(pow: IntLike, rules: RulesLike = None) -> IntLike:  # noqa: A002
     """Luck points from POW: <=6 1, 7-12 2, 13-18 3, +1 per further 6."""
     return _banded("luck_points", "pow", pow, rules)
 
 
-def _linear(attribute: str, name: str, value, rules: RulesLike):
+def _linear(attribute: str, name: str, value: IntLike, rules: RulesLike) -> IntLike:
     x = _check(attribute, name, value, rules)
     spec = _spec(attribute, rules)
     return _out(ceil_div(x * spec["numerator"], spec["denominator"]))
 
 
-def magic_points(pow, rules: RulesLike = None):  # noqa: A002
+def magic_points(pow: IntLike, rules: RulesLike = None) -> IntLike:  # noqa: A002
     """Magic points = POW."""
     return _linear("magic_points", "pow", pow, rules)
 
 
-def initiative_bonus(dex_int, rules: RulesLike = None):
+def initiative_bonus(dex_int: IntLike, rules: RulesLike = None) -> IntLike:
     """Initiative bonus = (DEX + INT) / 2, rounded up."""
     return _linear("initiative_bonus", "dex_int", dex_int, rules)
 
 
-def endurance(con, rules: RulesLike = None):
+def endurance(con: IntLike, rules: RulesLike = None) -> IntLike:
     """Endurance = CON x 2."""
     return _linear("endurance", "con", con, rules)
 
 
-def willpower(pow, rules: RulesLike = None):  # noqa: A002
+def willpower(pow: IntLike, rules: RulesLike = None) -> IntLike:  # noqa: A002
     """Willpower = POW x 2."""
     return _linear("willpower", "pow", pow, rules)
 
 
-def evade(dex, rules: RulesLike = None):
+def evade(dex: IntLike, rules: RulesLike = None) -> IntLike:
     """Evade = DEX x 2."""
     return _linear("evade", "dex", dex, rules)
 
 
-def combat_style_base(str_dex, rules: RulesLike = None):
+def combat_style_base(str_dex: IntLike, rules: RulesLike = None) -> IntLike:
     """Combat Style base = STR + DEX."""
     return _linear("combat_style_base", "str_dex", str_dex, rules)
 
 
-def acrobatics_base(str_dex, rules: RulesLike = None):
+def acrobatics_base(str_dex: IntLike, rules: RulesLike = None) -> IntLike:
     """Acrobatics base = STR + DEX (assumed, as in Mythras core)."""
     return _linear("acrobatics_base", "str_dex", str_dex, rules)
 
 
-def athletics_base(str_dex, rules: RulesLike = None):
+def athletics_base(str_dex: IntLike, rules: RulesLike = None) -> IntLike:
     """Athletics base = STR + DEX (assumed, as in Mythras core)."""
     return _linear("athletics_base", "str_dex", str_dex, rules)
 
 
 # -- damage modifier ------------------------------------------------------------------------
-def _dm_position(x: np.ndarray, rules) -> np.ndarray:
+def _dm_position(x: np.ndarray, rules: RulesLike) -> np.ndarray:
     """Step index along the damage-modifier progression (row index, continued past the table)."""
     table = _spec("damage_modifier", rules)["table"]
     lows = np.array([row["low"] for row in table])
@@ -168,7 +172,8 @@ def damage_modifier_step(position: int, rules: RulesLike = None) -> str:
     return f"+{n}d{cont['die']}" + (f"+{extras[r]}" if extras[r] else "")
 
 
-def damage_modifier(str_siz, steps: int = 0, rules: RulesLike = None):
+def damage_modifier(str_siz: IntLike, steps: int = 0,
+                    rules: RulesLike = None) -> str | np.ndarray:
     """Damage modifier (a dice expression such as ``"+1d4"``) from STR+SIZ (RULES.md 3.2).
 
     ``steps`` moves along the progression (a charge: +1; a quadruped's charge: +2).
@@ -185,7 +190,7 @@ def damage_modifier(str_siz, steps: int = 0, rules: RulesLike = None):
 
 
 # -- hit points per location ----------------------------------------------------------------
-def _location_order(rules) -> list[tuple[str, str]]:
+def _location_order(rules: RulesLike) -> list[tuple[str, str]]:
     """(hit-location key, hp column) in display order: by location kind, then table order."""
     sec = section(rules)
     rows = sec["hit_locations"]["table"]
@@ -193,7 +198,7 @@ def _location_order(rules) -> list[tuple[str, str]]:
             for row in rows if row["hp"] == kind]
 
 
-def location_hp(con_siz, rules: RulesLike = None):
+def location_hp(con_siz: IntLike, rules: RulesLike = None) -> pd.Series | pd.DataFrame:
     """Hit points of each hit location from CON+SIZ (bands of 5, +1 per further 5 past 40).
 
     Returns
@@ -227,7 +232,7 @@ _FUNCTIONS = {
 }
 
 
-def _sum_expression(inputs, rules) -> str:
+def _sum_expression(inputs: Sequence[str], rules: RulesLike) -> str:
     humans = section(rules)["humans"]
     parts = [humans[c] for c in inputs]
     return "".join(p if i == 0 or p.lstrip().startswith(("+", "-")) else "+" + p

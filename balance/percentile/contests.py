@@ -37,11 +37,12 @@ def contest_skills(skills: Sequence[int], rules: RulesLike = None) -> list[int]:
     return [max(0, s - excess) for s in skills]
 
 
-def opposed_outcome(tier1, roll1, tier2, roll2) -> np.ndarray:
+def opposed_outcome(tier1, roll1, tier2, roll2, rules: RulesLike = None) -> np.ndarray:
     """+1 first wins, -1 second wins, 0 stalemate (broadcasting tier codes and rolls).
 
     Higher tier wins if it is a success; the same successful tier: the higher roll wins; equal
-    rolls, or neither succeeds: stalemate.
+    rolls, or neither succeeds: stalemate. (``rules`` is accepted for uniformity: the
+    comparison uses no number.)
     """
     t1, t2 = np.asarray(tier1), np.asarray(tier2)
     r1, r2 = np.asarray(roll1), np.asarray(roll2)
@@ -67,7 +68,8 @@ def effects_won(tier1, tier2, rules: RulesLike = None) -> np.ndarray:
     return np.clip(diff, -cap, cap)
 
 
-def _pair_grid(first: int, second: int, first_grade, second_grade, rules):
+def _pair_grid(first: int, second: int, first_grade: str | None, second_grade: str | None,
+               rules: RulesLike) -> tuple:
     """Tier codes and rolls of both sides over every roll pair (die x die)."""
     rules = resolve(rules)
     first = check_skill("first", first)

@@ -154,6 +154,38 @@ def _graded(skill: np.ndarray, prone: np.ndarray, c: _Compiled) -> np.ndarray:
     return np.where(prone, ceil_div(skill * c.prone_num, c.prone_den), skill)
 
 
+@dataclass
+class _State:
+    """Per-duel state, side first: arrays shaped (2, n) (hit points: (2, n, locations))."""
+
+    hp: np.ndarray
+    ap: np.ndarray
+    stun: np.ndarray
+    prone: np.ndarray
+    lame: np.ndarray
+    shield: np.ndarray
+    over: np.ndarray            # (n,)
+    winner: np.ndarray          # (n,): 0 first, 1 second, 2 timeout
+    kind: np.ndarray            # (n,): how the loser went out
+    end: np.ndarray             # (n,): round the duel ended
+    first_serious: np.ndarray   # (n,): round of the first serious wound, 0 none
+    effects: np.ndarray         # (2,) sums
+    serious: np.ndarray         # (2,) counts
+    exchanges: int = 0
+    knockbacks: int = 0
+
+    @classmethod
+    def start(cls, n: int, c: _Compiled, rounds: int) -> "_State":
+        side = lambda dtype: np.zeros((2, n), dtype=dtype)  # noqa: E731
+        return cls(hp=np.repeat(c.hp_max[:, None, :], n, axis=1), ap=side(np.int64),
+                   stun=side(np.int64), prone=side(bool), lame=side(bool),
+                   shield=np.repeat((c.shield_size >= 0)[:, None], n, axis=1),
+                   over=np.zeros(n, dtype=bool), winner=np.full(n, 2),
+                   kind=np.zeros(n, dtype=np.int64), end=np.full(n, rounds),
+                   first_serious=np.zeros(n, dtype=np.int64), effects=np.zeros(2),
+                   serious=np.zeros(2, dtype=np.int64))
+
+
 def duel_sampler(n: int, rng: RNGLike, spec: DuelSpec) -> dict[str, np.ndarray]:
     """Simulate ``n`` duels (Monte Carlo engine contract): additive count arrays.
 
@@ -171,117 +203,104 @@ def duel_sampler(n: int, rng: RNGLike, spec: DuelSpec) -> dict[str, np.ndarray]:
     n = check_integer("n", n, min=0)
     gen = as_generator(rng, "rng")
     c = _compile(spec)
-    rules, R = spec.rules, spec.max_rounds
-    L = c.hp_max.shape[1]
+    R = spec.max_rounds
+    s = _State.start(n, c, R)
     both = np.repeat(np.arange(2), n)
-    hp = np.repeat(c.hp_max[:, None, :], n, axis=1)
-    ap = np.zeros((2, n), dtype=np.int64)
-    stun = np.zeros((2, n), dtype=np.int64)
-    prone = np.zeros((2, n), dtype=bool)
-    lame = np.zeros((2, n), dtype=bool)
-    shield = np.repeat((c.shield_size >= 0)[:, None], n, axis=1)
     init = (c.initiative(both, gen) + c.init[both]).reshape(2, n)
     coin = gen.integers(0, 2, size=n)
     first = np.where(init[0] > init[1], 0, np.where(init[1] > init[0], 1, coin))
-    over = np.zeros(n, dtype=bool)
-    winner = np.full(n, 2)          # 2 = timeout
-    kind = np.zeros(n, dtype=np.int64)
-    end = np.full(n, R)
-    first_serious = np.zeros(n, dtype=np.int64)
-    effects = np.zeros(2)
-    serious = np.zeros(2, dtype=np.int64)
-    counts = {"exchanges": 0, "knockbacks": 0}
     for rnd in range(1, R + 1):
-        alive = np.flatnonzero(~over)
+        alive = np.flatnonzero(~s.over)
         if alive.size == 0:
             break
-        ap[:, alive] = c.ap[:, None]
+        s.ap[:, alive] = c.ap[:, None]
         while alive.size:
             acted = False
             for slot in (0, 1):
                 sides = first[alive] ^ slot
-                can = (ap[sides, alive] > 0) & ~over[alive]
-                if not can.any():
-                    continue
-                acted = True
-                idx, a = alive[can], sides[can]
-                ap[a, idx] -= 1
-                stunned = stun[a, idx] > 0
-                stun[a[stunned], idx[stunned]] -= 1
-                rising = ~stunned & prone[a, idx] & ~lame[a, idx] & (c.stand_turns > 0)
-                prone[a[rising], idx[rising]] = False
-                go = ~stunned & ~rising
-                if go.any():
-                    _attack(idx[go], a[go], rnd, c, rules, gen, hp, ap, stun, prone, lame,
-                            shield, over, winner, kind, end, first_serious, effects, serious,
-                            counts)
+                can = (s.ap[sides, alive] > 0) & ~s.over[alive]
+                if can.any():
+                    acted = True
+                    _turn(s, alive[can], sides[can], rnd, c, spec.rules, gen)
             if not acted:
                 break
-            alive = alive[~over[alive]]
+            alive = alive[~s.over[alive]]
+    end = s.end
     return {
-        "wins": np.bincount(winner, minlength=3).astype(np.int64),
-        "kinds": np.bincount(np.minimum(winner, 1) * 4 + kind,
-                             weights=(winner < 2), minlength=8).reshape(2, 4).astype(np.int64),
+        "wins": np.bincount(s.winner, minlength=3).astype(np.int64),
+        "kinds": np.bincount(np.minimum(s.winner, 1) * 4 + s.kind, weights=(s.winner < 2),
+                             minlength=8).reshape(2, 4).astype(np.int64),
         "rounds": np.bincount(end, minlength=R + 1).astype(np.int64),
-        "first_serious": np.bincount(first_serious, minlength=R + 1).astype(np.int64),
-        "exchanges": np.int64(counts["exchanges"]), "effects": effects,
-        "serious_wounds": serious, "knockbacks": np.int64(counts["knockbacks"]),
+        "first_serious": np.bincount(s.first_serious, minlength=R + 1).astype(np.int64),
+        "exchanges": np.int64(s.exchanges), "effects": s.effects,
+        "serious_wounds": s.serious, "knockbacks": np.int64(s.knockbacks),
         "rounds_sum": np.int64(end.sum()), "rounds_sumsq": np.int64((end * end).sum()),
     }
 
 
-def _attack(idx, a, rnd, c, rules, gen, hp, ap, stun, prone, lame, shield, over, winner,
-            kind, end, first_serious, effects, serious, counts) -> None:
+def _turn(s: _State, idx: np.ndarray, a: np.ndarray, rnd: int, c: _Compiled, rules: Rules,
+          gen: np.random.Generator) -> None:
+    """The turn of side ``a`` in duels ``idx``: 1 A.P. to shake off a stun, stand up or attack."""
+    s.ap[a, idx] -= 1
+    stunned = s.stun[a, idx] > 0
+    s.stun[a[stunned], idx[stunned]] -= 1
+    rising = ~stunned & s.prone[a, idx] & ~s.lame[a, idx] & (c.stand_turns > 0)
+    s.prone[a[rising], idx[rising]] = False
+    go = ~stunned & ~rising
+    if go.any():
+        _attack(s, idx[go], a[go], rnd, c, rules, gen)
+
+
+def _attack(s: _State, idx: np.ndarray, a: np.ndarray, rnd: int, c: _Compiled, rules: Rules,
+            gen: np.random.Generator) -> None:
     """One exchange for the duels ``idx`` whose attacker is side ``a``; updates the state."""
     d = 1 - a
     m = idx.size
-    defends = (ap[d, idx] > 0) & (stun[d, idx] == 0)
-    ap[d[defends], idx[defends]] -= 1
-    d_prone = prone[d, idx]
+    defends = (s.ap[d, idx] > 0) & (s.stun[d, idx] == 0)
+    s.ap[d[defends], idx[defends]] -= 1
     parry = c.parry[d]
-    d_skill = _graded(np.where(parry, c.style[d], c.evade[d]), d_prone & parry, c)
-    has_shield = shield[d, idx]
-    attacker = {"skill": _graded(c.style[a], prone[a, idx], c), "weapon_size": c.weapon_size[a]}
+    d_skill = _graded(np.where(parry, c.style[d], c.evade[d]), s.prone[d, idx] & parry, c)
+    attacker = {"skill": _graded(c.style[a], s.prone[a, idx], c),
+                "weapon_size": c.weapon_size[a]}
     defender = {
         "defends": defends, "parry": parry, "skill": d_skill,
-        "parry_size": np.where(has_shield, np.maximum(c.shield_size[d], c.weapon_size[d]),
+        "parry_size": np.where(s.shield[d, idx], np.maximum(c.shield_size[d], c.weapon_size[d]),
                                c.weapon_size[d]),
-        "armour": c.armour[d], "hp": hp[d, idx], "hp_max": c.hp_max[d], "siz": c.siz[d],
+        "armour": c.armour[d], "hp": s.hp[d, idx], "hp_max": c.hp_max[d], "siz": c.siz[d],
         "endurance": c.endurance[d], "knockback_skill": c.knock[d]}
     d100 = gen.integers(1, c.die + 1, size=(4, m), dtype=np.int16)
     rolls = {"attack": d100[0], "defence": d100[1], "endurance": d100[2],
              "knockback": d100[3], "location": c.location(a, gen), "damage": c.damage(a, gen)}
     out = exchange(attacker, defender, rolls, rules)
     loc = out["location"]
-    hp[d, idx, loc] = out["hp_after"]
-    counts["exchanges"] += m
+    s.hp[d, idx, loc] = out["hp_after"]
+    s.exchanges += m
     eff = out["effects"]
-    effects += np.bincount(a, weights=np.maximum(eff, 0), minlength=2)
-    effects += np.bincount(d, weights=np.maximum(-eff, 0), minlength=2)
+    s.effects += np.bincount(a, weights=np.maximum(eff, 0), minlength=2)
+    s.effects += np.bincount(d, weights=np.maximum(-eff, 0), minlength=2)
     wounded = out["wound"] >= SERIOUS
     if wounded.any():
-        serious += np.bincount(d[wounded], minlength=2)
+        s.serious += np.bincount(d[wounded], minlength=2)
         w = idx[wounded]
-        first_serious[w] = np.where(first_serious[w] == 0, rnd, first_serious[w])
+        s.first_serious[w] = np.where(s.first_serious[w] == 0, rnd, s.first_serious[w])
         stunned = out["wound"] == SERIOUS
         if stunned.any():
-            roll = c.stun(d[stunned], gen)
             ds, js = d[stunned], idx[stunned]
-            stun[ds, js] = np.maximum(stun[ds, js], roll)
+            s.stun[ds, js] = np.maximum(s.stun[ds, js], c.stun(ds, gen))
         crip = out["crippled"]
         if crip.any():
             arm = crip & (loc == c.shield_arm)
-            shield[d[arm], idx[arm]] = False
+            s.shield[d[arm], idx[arm]] = False
             leg = crip & c.legs[loc]
-            lame[d[leg], idx[leg]] = True
-            prone[d[leg], idx[leg]] = True
+            s.lame[d[leg], idx[leg]] = True
+            s.prone[d[leg], idx[leg]] = True
     knocked = out["knocked_prone"]
-    counts["knockbacks"] += int(out["knocked_back"].sum())
-    prone[d[knocked], idx[knocked]] = True
+    s.knockbacks += int(out["knocked_back"].sum())
+    s.prone[d[knocked], idx[knocked]] = True
     done = out["outcome"] != NONE
     if done.any():
         j = idx[done]
-        over[j] = True
-        winner[j] = a[done]
-        kind[j] = out["outcome"][done]
-        end[j] = rnd
+        s.over[j] = True
+        s.winner[j] = a[done]
+        s.kind[j] = out["outcome"][done]
+        s.end[j] = rnd

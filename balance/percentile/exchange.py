@@ -135,4 +135,5 @@ def exchange(attacker: dict, defender: dict, rolls: dict, rules: RulesLike = Non
             "location": location, "chosen": chosen, "bypass": bypass, "raw_damage": raw,
             "damage": damage, "hp_after": after, "wound": wound,
             "endurance_passed": passed & (wound >= SERIOUS), "crippled": crippled,
-            "knocked_back": knocked, "knockback_metres": metres, "knocked_prone": prone, "outcome": outcome}
+            "knocked_back": knocked, "knockback_metres": metres, "knocked_prone": prone,
+            "outcome": outcome}

@@ -38,7 +38,7 @@ def hit_locations(mounted: bool = False, rules: RulesLike = None) -> pd.DataFram
                                        "probability"])
 
 
-def location_of(roll, rules: RulesLike = None):
+def location_of(roll: int | np.ndarray, rules: RulesLike = None) -> int | np.ndarray:
     """Hit-location index (table order) of each location roll (scalar or array)."""
     sec = section(resolve(rules))["hit_locations"]
     lows = np.array([row["low"] for row in sec["table"]])

@@ -25,7 +25,7 @@ def abilities_known(skill: int, rules: RulesLike = None) -> int:
     return ceil_div(skill, section(rules)["magic"]["skill_per_ability"])
 
 
-def best_source(sources: Mapping[str, float]) -> tuple[str, float]:
+def best_source(sources: Mapping[str, float], rules: RulesLike = None) -> tuple[str, float]:
     """The single magic-point source that counts: the best one (sources do not stack).
 
     >>> import balance as bl
