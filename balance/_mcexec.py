@@ -10,16 +10,13 @@ Hence the totals depend on the seed and the block size only.
 from __future__ import annotations
 
 import collections
-import multiprocessing
 import os
-import pickle
-import signal
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Plan", "run_chunk", "iterate_serial", "iterate_processes", "iterate_dask"]
+__all__ = ["Plan", "run_chunk", "check_same", "add_into", "iterate_serial", "iterate_dask"]
 
 Totals = dict[str, np.ndarray]
 
@@ -95,9 +92,6 @@ def _block(sampler: Callable, plan: Plan, index: int) -> Totals:
 
 def run_chunk(sampler: Callable, plan: Plan, first: int, stop: int) -> list[Totals]:
     """Run blocks ``first..stop-1``; return their accumulators, in order (see module doc)."""
-    if isinstance(sampler, bytes):  # cloudpickled by the driver (a sampler from __main__)
-        import cloudpickle
-        sampler = cloudpickle.loads(sampler)
     parts: list[Totals] = []
     for index in range(first, stop):
         part = _block(sampler, plan, index)
@@ -122,88 +116,43 @@ def iterate_serial(sampler: Callable, plan: Plan, chunks: list[Chunk]) -> Iterat
         yield (a, b), run_chunk(sampler, plan, a, b)
 
 
-def portable(sampler: Callable) -> Callable | bytes:
-    """The sampler as sent to worker processes: itself, or cloudpickle bytes when it lives in
-    ``__main__`` (a notebook or script) or does not pickle by reference."""
-    func = getattr(sampler, "func", sampler)
-    try:
-        if getattr(func, "__module__", None) != "__main__":
-            pickle.dumps(sampler)
-            return sampler
-    except Exception:
-        pass
-    try:
-        import cloudpickle
-    except ImportError:
-        raise ValueError("sampler must be picklable for workers > 1 (a module-level function "
-                         "or functools.partial of one); install cloudpickle to send "
-                         "notebook functions") from None
-    return cloudpickle.dumps(sampler)
-
-
-def _ignore_sigint() -> None:  # workers leave Ctrl-C to the driver, which terminates them
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _context() -> multiprocessing.context.BaseContext:
-    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-    ctx = multiprocessing.get_context(method)
-    if method == "forkserver":  # warm server: workers fork with numpy/pandas already imported
-        ctx.set_forkserver_preload(["balance._mcexec", "balance.montecarlo"])
-    return ctx
-
-
 def _ordered(submit: Callable[[Chunk], object], result: Callable[[object], list[Totals]],
-             chunks: list[Chunk], window: int) -> Iterator[Result]:
-    """Submit at most ``window`` chunks ahead; yield results in chunk order."""
-    pending: collections.deque = collections.deque()
-    todo = iter(chunks)
-    for chunk in todo:
-        pending.append((chunk, submit(chunk)))
-        if len(pending) >= window:
-            break
-    while pending:
-        chunk, future = pending.popleft()
-        out = result(future)
-        nxt = next(todo, None)
-        if nxt is not None:
-            pending.append((nxt, submit(nxt)))
-        yield chunk, out
+             chunks: list[Chunk], window: int, local: Callable[[Chunk], list[Totals]] | None = None,
+             ready: Callable[[], bool] = lambda: True) -> Iterator[Result]:
+    """Yield chunk results in chunk order, keeping at most ``window`` chunks submitted.
 
-
-def iterate_processes(sampler: Callable, plan: Plan, chunks: list[Chunk],
-                      workers: int) -> Iterator[Result]:
-    """Run the chunks on ``workers`` local processes (forkserver, else spawn).
-
-    Any exception, Ctrl-C, or the consumer stopping early cancels pending chunks and
-    terminates the workers, so no process outlives the run.
+    With ``local``, this process works too: whenever the oldest submitted chunk is not done
+    yet (or the workers are still starting, ``ready()`` false) it runs the next chunk itself.
     """
-    from concurrent.futures import ProcessPoolExecutor
-
-    payload = portable(sampler)
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=_context(),
-                               initializer=_ignore_sigint)
-    try:
-        yield from _ordered(lambda c: pool.submit(run_chunk, payload, plan, *c),
-                            lambda f: f.result(), chunks, 2 * workers + 1)
-    except BaseException:
-        _terminate(pool)
-        raise
-    else:
-        pool.shutdown(wait=True)
-
-
-def _terminate(pool) -> None:
-    processes = list((getattr(pool, "_processes", None) or {}).values())
-    pool.shutdown(wait=False, cancel_futures=True)
-    for proc in processes:
-        if proc.is_alive():
-            proc.terminate()
-    for proc in processes:
-        proc.join(timeout=5)
-        if proc.is_alive():  # pragma: no cover - a worker stuck in C code
-            proc.kill()
-            proc.join(timeout=5)
+    pending: collections.deque = collections.deque()  # (chunk, future or result, is_remote)
+    todo = collections.deque(chunks)
+    remote = 0
+    while todo or pending:
+        while todo and remote < window and ready():
+            chunk = todo.popleft()
+            pending.append((chunk, submit(chunk), True))
+            remote += 1
+        if pending:
+            chunk, obj, is_remote = pending[0]
+            if not is_remote or local is None or obj.done():
+                pending.popleft()
+                if is_remote:
+                    obj, remote = result(obj), remote - 1
+                yield chunk, obj
+                continue
+        if todo:  # the workers are busy or starting: lend a hand
+            chunk = todo.popleft()
+            pending.append((chunk, local(chunk), False))
+            continue
+        for i in range(len(pending) - 1, 0, -1):  # nothing left: take back a queued chunk
+            chunk, obj, is_remote = pending[i]
+            if is_remote and obj.cancel():
+                pending[i], remote = (chunk, local(chunk), False), remote - 1
+                break
+        else:
+            chunk, obj, _ = pending.popleft()
+            out, remote = result(obj), remote - 1
+            yield chunk, out
 
 
 def _dask() -> object:
@@ -231,9 +180,10 @@ def iterate_dask(sampler: Callable, plan: Plan, chunks: list[Chunk],
                                            processes=True, dashboard_address=None)
         client = distributed.Client(cluster)
     live: set = set()  # only unfinished futures are referenced, so results do not pile up
+    shared = client.scatter(sampler, broadcast=True, hash=False)  # sent once per worker
 
     def submit(chunk: Chunk):
-        fut = client.submit(run_chunk, sampler, plan, *chunk, pure=False)
+        fut = client.submit(run_chunk, shared, plan, *chunk, pure=False)
         live.add(fut)
         return fut
 

@@ -17,10 +17,13 @@ arrays per worker plus the accumulators, whatever the number of trials.
 >>> from balance import montecarlo
 >>> from balance.bench import floor_sampler
 >>> from functools import partial
->>> res = montecarlo.run(partial(floor_sampler, faces=6), 60_000, seed=1)
->>> res.trials, int(res.totals["faces"].sum())
-(60000, 60000)
->>> bool((res.proportion("faces")["ci_low"] < 1 / 6).all())
+>>> res = montecarlo.run(partial(floor_sampler, faces=6), 600_000, seed=1)
+>>> res.trials, int(res.totals["faces"].sum()), res.blocks
+(600000, 600000, 3)
+>>> list(res.proportion("faces").columns)
+['count', 'estimate', 'ci_low', 'ci_high', 'se', 'trials', 'seed', 'fingerprint']
+>>> again = montecarlo.run(partial(floor_sampler, faces=6), 600_000, seed=1, chunk_size=1)
+>>> bool((again.totals["faces"] == res.totals["faces"]).all())
 True
 """
 from __future__ import annotations
@@ -36,19 +39,20 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import _mcexec
+from . import _mcexec, _mcpool
+from ._mcpool import shutdown_workers
 from .errors import check_integer, did_you_mean
 from .intervals import normal_interval, proportion_table, wilson, z_value
 from .rng import RNGLike, as_seed_sequence, check_rng, seed_label
 from .rules import Rules, resolve
 
-__all__ = ["BLOCK_SIZE", "MCResult", "run", "wilson", "proportion_table", "normal_interval",
+__all__ = ["BLOCK_SIZE", "MCResult", "run", "shutdown_workers", "wilson", "proportion_table", "normal_interval",
            "z_value"]
 
 #: Trials per block. Part of the seed semantics: changing it changes every result.
-BLOCK_SIZE = 1 << 16
-#: Blocks per chunk (unit of work of a worker) when ``chunk_size`` is not given.
-DEFAULT_CHUNK_BLOCKS = 16
+BLOCK_SIZE = 1 << 18
+#: Blocks per chunk (unit of work of a worker) when ``chunk_size`` is not given (Dask: 4x).
+DEFAULT_CHUNK_BLOCKS = 4
 #: With ``progress=None``, an interactive bar appears only once a run has lasted this long (s).
 PROGRESS_DELAY = 2.0
 
@@ -272,11 +276,14 @@ def run(sampler: Callable[[int, np.random.Generator], dict], trials: int, *,
     seed : int, SeedSequence, Generator or None
         ``None`` draws fresh entropy, recorded in the result.
     chunk_size : int, optional
-        Trials per unit of work, rounded up to whole blocks (default 16 blocks, fewer when
-        needed to keep every worker busy). Affects speed and progress only, never results.
+        Trials per unit of work, rounded up to whole blocks (default
+        :data:`DEFAULT_CHUNK_BLOCKS` blocks, 4x that on Dask, fewer when needed to keep every
+        worker busy). Affects speed and progress only, never results.
     workers : int, "dask" or dask.distributed.Client
-        ``1``: this process; ``N``: N local processes; ``"dask"``: a LocalCluster created and
-        closed for this run; a Client: its cluster. Results are identical in all cases.
+        ``1``: this process; ``N``: N processes, this one and N - 1 helpers (kept
+        :data:`balance._mcpool.IDLE_TIMEOUT` s for the next run; :func:`shutdown_workers`);
+        ``"dask"``: a LocalCluster created and closed for this run; a Client: its cluster.
+        Results are identical in all cases.
     progress : bool or None
         ``None``: a tqdm bar in a terminal or notebook for runs lasting over
         :data:`PROGRESS_DELAY` seconds; ``True``: always; ``False``: never.
@@ -309,17 +316,19 @@ def run(sampler: Callable[[int, np.random.Generator], dict], trials: int, *,
     plan = _mcexec.Plan(trials, block_size, root.entropy, tuple(root.spawn_key), root.pool_size)
     lanes = 1 if workers == 1 else (os.cpu_count() or 1) if workers == "dask" else \
         _mcexec.dask_threads(workers) if not isinstance(workers, int) else workers
+    dask = workers == "dask" or not isinstance(workers, int)
     if chunk_size is None:
-        per_chunk = max(1, min(DEFAULT_CHUNK_BLOCKS, -(-plan.n_blocks // (4 * lanes))))
+        most = DEFAULT_CHUNK_BLOCKS * (4 if dask else 1)
+        per_chunk = max(1, min(most, -(-plan.n_blocks // (4 * lanes))))
     else:
         per_chunk = -(-chunk_size // block_size)
     chunks = plan.chunks(per_chunk)
-    if workers == "dask" or not isinstance(workers, int):
+    if dask:
         if workers == "dask":
             _mcexec._dask()  # clear error before any work when dask is missing
         parts = _mcexec.iterate_dask(sampler, plan, chunks, None if workers == "dask" else workers)
     elif workers > 1 and len(chunks) > 1:
-        parts = _mcexec.iterate_processes(sampler, plan, chunks, min(workers, len(chunks)))
+        parts = _mcpool.iterate_processes(sampler, plan, chunks, min(workers, len(chunks)))
     else:
         parts = _mcexec.iterate_serial(sampler, plan, chunks)
 

@@ -1,0 +1,366 @@
+"""The Monte Carlo engine: reproducibility, parallel back-ends, intervals, bad input (issue 3)."""
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import subprocess
+import sys
+from functools import partial
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import binomtest
+
+from balance import _mcpool, montecarlo
+from balance.bench import KERNELS, floor_sampler
+from balance.montecarlo import BLOCK_SIZE, proportion_table, run, wilson
+from balance.rules import resolve
+
+
+# --- toy samplers (module level so that worker processes can unpickle them) ------------------
+def mixed(n: int, rng: np.random.Generator, p: float = 0.3) -> dict:
+    """Counts, a histogram and float sums: float totals must also be bit-for-bit stable."""
+    u = rng.random(n)
+    return {"hits": np.count_nonzero(u < p), "hist": np.bincount((u * 3).astype(np.int64),
+                                                                 minlength=3),
+            "sum": u.sum(), "sumsq": (u * u).sum()}
+
+
+def mixed_logged(n: int, rng: np.random.Generator, *, log: str) -> dict:
+    """``mixed``, writing down which process ran the block."""
+    with open(log, "a") as f:
+        f.write(f"{os.getpid()}\n")
+    return mixed(n, rng)
+
+
+def faces(n: int, rng: np.random.Generator) -> dict:
+    return {"faces": np.bincount(rng.integers(0, 6, size=n), minlength=6)}
+
+
+CALLS: list[int] = []
+
+
+def recording(n: int, rng: np.random.Generator) -> dict:
+    CALLS.append(n)
+    return {"n": n}
+
+
+def changing_keys(n: int, rng: np.random.Generator) -> dict:
+    return {"a": n} if n == 10 else {"b": n}
+
+
+def changing_shape(n: int, rng: np.random.Generator) -> dict:
+    return {"a": np.zeros(3 if n == 10 else 4, dtype=np.int64)}
+
+
+def not_a_dict(n: int, rng: np.random.Generator):
+    return n
+
+
+def fails_in_helper(n: int, rng: np.random.Generator) -> dict:
+    if multiprocessing.parent_process() is not None:
+        raise RuntimeError("boom in helper")
+    return {"n": n}
+
+
+def interrupted(n: int, rng: np.random.Generator) -> dict:
+    if multiprocessing.parent_process() is None:  # this (driver) process: simulate Ctrl-C
+        raise KeyboardInterrupt
+    return {"n": n}
+
+
+def same(a: montecarlo.MCResult, b: montecarlo.MCResult) -> bool:
+    return a.totals.keys() == b.totals.keys() and all(
+        a.totals[k].dtype == b.totals[k].dtype and a.totals[k].tobytes() == b.totals[k].tobytes()
+        for k in a.totals)
+
+
+TRIALS = 3 * BLOCK_SIZE + 12_345  # four blocks, the last one partial
+
+
+@pytest.fixture(scope="module")
+def reference() -> montecarlo.MCResult:
+    return run(mixed, TRIALS, seed=2024)
+
+
+# --- reproducibility ------------------------------------------------------------------------
+@pytest.mark.parametrize("chunk_size", [1, None, 10**12])
+@pytest.mark.parametrize("workers", [1, 2])
+def test_identical_whatever_chunk_size_and_workers(reference, chunk_size, workers):
+    res = run(mixed, TRIALS, seed=2024, chunk_size=chunk_size, workers=workers)
+    assert same(res, reference)
+    assert res.totals["hist"].sum() == TRIALS
+
+
+def _warm_helper() -> None:
+    """Make sure a helper process is up and cached (it then gets the first chunk of a run)."""
+    run(faces, 4 * BLOCK_SIZE, seed=1, workers=2, chunk_size=1)
+    _mcpool._state["starter"].join(timeout=60)
+
+
+def test_identical_when_a_helper_process_runs_blocks(reference, tmp_path):
+    _warm_helper()
+    log = tmp_path / "pids"
+    res = run(partial(mixed_logged, log=str(log)), TRIALS, seed=2024, workers=2, chunk_size=1)
+    pids = log.read_text().split()
+    assert len(pids) == 4 and len(set(pids)) == 2 and str(os.getpid()) in pids
+    assert same(res, reference)
+
+
+def test_identical_on_dask_local_cluster(reference):
+    distributed = pytest.importorskip("dask.distributed",
+                                      reason="dask[distributed] (optional extra) not installed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        assert same(run(mixed, TRIALS, seed=2024, workers=client, chunk_size=BLOCK_SIZE),
+                    reference)
+
+
+def test_dask_string_makes_and_closes_its_own_cluster():
+    pytest.importorskip("dask.distributed", reason="dask[distributed] (optional extra) not installed")
+    sampler = partial(floor_sampler, faces=6)
+    assert same(run(sampler, 2 * BLOCK_SIZE + 1, seed=3, workers="dask"),
+                run(sampler, 2 * BLOCK_SIZE + 1, seed=3))
+
+
+def test_blocks_are_spawned_children_of_the_seed():
+    """Independent re-computation of the documented semantics: block i uses
+    ``SeedSequence(seed).spawn(blocks)[i]`` and the last block is partial."""
+    res = run(faces, 25, seed=11, block_size=10)
+    children = np.random.SeedSequence(11).spawn(3)
+    expected = sum(faces(n, np.random.default_rng(c))["faces"] for n, c in zip((10, 10, 5), children))
+    assert np.array_equal(res.totals["faces"], expected)
+    assert res.blocks == 3 and res.block_size == 10
+
+
+def test_seed_types_and_provenance():
+    base = run(faces, 1000, seed=5, block_size=100)
+    assert base.seed == 5
+    assert same(run(faces, 1000, seed=np.random.SeedSequence(5), block_size=100), base)
+    ss = np.random.SeedSequence(5)
+    run(faces, 1000, seed=ss, block_size=100)
+    assert same(run(faces, 1000, seed=ss, block_size=100), base)  # the sequence is not consumed
+    g1 = run(faces, 1000, seed=np.random.default_rng(9), block_size=100)
+    g2 = run(faces, 1000, seed=np.random.default_rng(9), block_size=100)
+    assert same(g1, g2)
+    assert same(run(faces, 1000, seed=g1.seed_sequence, block_size=100), g1)
+    fresh = run(faces, 1000, block_size=100)
+    assert same(run(faces, 1000, seed=fresh.seed, block_size=100), fresh)
+
+
+def test_different_seeds_differ(reference):
+    other = run(mixed, TRIALS, seed=2025)
+    assert not np.array_equal(other.totals["hist"], reference.totals["hist"])
+    assert other.totals["sum"] != reference.totals["sum"]
+
+
+# --- memory: the engine never asks for more than one block ----------------------------------
+@pytest.mark.parametrize("chunk_size", [None, 10**12])
+def test_sampler_never_asked_for_more_than_a_block(chunk_size):
+    CALLS.clear()
+    res = run(recording, 10 * 1000 + 7, seed=1, block_size=1000, chunk_size=chunk_size)
+    assert max(CALLS) == 1000 and CALLS == [1000] * 10 + [7]
+    assert res.totals["n"] == 10_007
+    CALLS.clear()
+    run(recording, 3 * BLOCK_SIZE + 1, seed=1, chunk_size=10**12)
+    assert CALLS == [BLOCK_SIZE] * 3 + [1]
+
+
+# --- estimates and intervals ----------------------------------------------------------------
+@pytest.mark.parametrize("k,n", [(0, 1), (1, 1), (0, 10), (3, 10), (10, 10), (1, 1000),
+                                 (500, 1000), (999, 1000), (0, 10**6), (123_456, 10**6)])
+@pytest.mark.parametrize("confidence", [0.9, 0.95, 0.99])
+def test_wilson_matches_scipy(k, n, confidence):
+    ci = binomtest(k, n).proportion_ci(confidence_level=confidence, method="wilson")
+    low, high = wilson(k, n, confidence)
+    assert low == pytest.approx(ci.low, rel=1e-9, abs=1e-15)
+    assert high == pytest.approx(ci.high, rel=1e-9, abs=1e-15)
+
+
+def test_wilson_is_exact_at_the_edges_and_vectorised():
+    low, high = wilson(np.array([0, 7, 50]), 50)
+    assert low[0] == 0.0 and high[2] == 1.0
+    assert 0 < low[1] < 7 / 50 < high[1] < 1
+    table = proportion_table([0, 5, 10], 10, index=pd.Index(["a", "b", "c"], name="x"))
+    assert list(table.columns) == ["estimate", "ci_low", "ci_high", "se", "trials"]
+    assert table.loc["a", "ci_low"] == 0.0 and table.loc["c", "ci_high"] == 1.0
+    assert table.loc["b", "se"] == pytest.approx(np.sqrt(0.25 / 10))
+
+
+def test_toy_sampler_against_exact_answers(reference):
+    """P(u < 0.3) = 0.3, each third of [0, 1) has 1/3, E[u] = 1/2, sd(u) = sqrt(1/12)."""
+    res = reference
+    hits = res.proportion("hits")
+    assert abs(hits["estimate"].iloc[0] - 0.3) < 5 * np.sqrt(0.3 * 0.7 / TRIALS)
+    assert hits["ci_low"].iloc[0] < hits["estimate"].iloc[0] < hits["ci_high"].iloc[0]
+    dist = res.distribution("hist", values=["low", "mid", "high"], name="third")
+    assert dist.index.name == "third"
+    assert np.all(np.abs(dist["estimate"] - 1 / 3) < 5 * np.sqrt(2 / 9 / TRIALS))
+    mean = res.mean("sum", "sumsq")
+    sigma = np.sqrt(1 / 12)
+    assert abs(mean["estimate"].iloc[0] - 0.5) < 5 * sigma / np.sqrt(TRIALS)
+    assert mean["se"].iloc[0] == pytest.approx(sigma / np.sqrt(TRIALS), rel=0.01)
+    assert mean["ci_high"].iloc[0] - mean["ci_low"].iloc[0] == pytest.approx(
+        2 * 1.959964 * mean["se"].iloc[0], rel=1e-6)
+
+
+def test_tidy_outputs_carry_provenance():
+    rules = resolve(None)
+    sampler = KERNELS["critical-injury"].sampler()  # a partial with rules=...
+    res = run(sampler, 10_000, seed=7, label="injury")
+    assert res.fingerprint == rules.fingerprint
+    table = res.proportion("rows")
+    assert list(table.columns) == ["count", "estimate", "ci_low", "ci_high", "se", "trials",
+                                   "seed", "fingerprint"]
+    assert table["count"].sum() == 10_000 and (table["seed"] == 7).all()
+    conditional = res.proportion(res["rows"][:-1], denominator=int(res["rows"][:-1].sum()))
+    assert conditional["estimate"].sum() == pytest.approx(1.0)
+    frame = res.table
+    assert {"key", "cell", "total", "per_trial", "trials", "seed", "fingerprint"} <= set(frame)
+    assert len(frame) == res["rows"].size
+    assert not res["rows"].flags.writeable
+    assert run(faces, 10, seed=1, rules=rules).fingerprint == rules.fingerprint
+
+
+# --- bad input: one-line ValueError naming the argument, before any work ---------------------
+@pytest.mark.parametrize("kwargs,name", [
+    ({"trials": 0}, "trials"), ({"trials": -5}, "trials"), ({"trials": 2.5}, "trials"),
+    ({"trials": "100"}, "trials"), ({"seed": -1}, "seed"), ({"seed": "abc"}, "seed"),
+    ({"seed": 1.5}, "seed"), ({"workers": 0}, "workers"), ({"workers": -2}, "workers"),
+    ({"workers": "dsak"}, "workers"), ({"workers": 1.5}, "workers"),
+    ({"chunk_size": 0}, "chunk_size"), ({"chunk_size": -10}, "chunk_size"),
+    ({"progress": "yes"}, "progress"), ({"block_size": 0}, "block_size"),
+    ({"rules": 42}, "rules"), ({"sampler": "not callable"}, "sampler"),
+])
+def test_bad_input(kwargs, name):
+    CALLS.clear()
+    args = {"sampler": recording, "trials": 100, **kwargs}
+    with pytest.raises(ValueError) as err:
+        run(args.pop("sampler"), args.pop("trials"), **args)
+    message = str(err.value)
+    assert name in message and "\n" not in message
+    assert CALLS == []
+
+
+@pytest.mark.parametrize("sampler,words", [(changing_keys, "keys"), (changing_shape, "shape"),
+                                           (not_a_dict, "dict")])
+def test_inconsistent_sampler_is_a_clear_error(sampler, words):
+    with pytest.raises(ValueError, match=words):
+        run(sampler, 25, seed=1, block_size=10)
+
+
+def test_wilson_bad_input():
+    for args, name in [((5, 4), "successes"), ((-1, 4), "successes"), ((1, 0), "trials"),
+                       ((1, 4, 1.5), "confidence")]:
+        with pytest.raises(ValueError, match=name):
+            wilson(*args)
+
+
+# --- failures leave no process behind -------------------------------------------------------
+def _helper_pids() -> list[int]:
+    pool = _mcpool._state["pool"]
+    return [p.pid for p in (pool._processes or {}).values()] if pool is not None else []
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+@pytest.mark.parametrize("sampler,error", [(fails_in_helper, RuntimeError),
+                                           (interrupted, KeyboardInterrupt)])
+def test_errors_and_interrupts_terminate_helpers(sampler, error):
+    _warm_helper()
+    pids = _helper_pids()
+    assert pids
+    with pytest.raises(error):
+        run(sampler, 200 * 1000, seed=1, workers=2, block_size=1000, chunk_size=1)
+    assert _mcpool._state["pool"] is None
+    assert all(_gone(pid) for pid in pids)
+
+
+def test_shutdown_workers():
+    run(faces, 4 * BLOCK_SIZE, seed=1, workers=2, chunk_size=1)
+    montecarlo.shutdown_workers()
+    assert _mcpool._state["pool"] is None
+
+
+# --- progress bar ---------------------------------------------------------------------------
+def test_progress_bar_only_when_asked_or_interactive(capsys):
+    run(faces, 4000, seed=1, block_size=1000, chunk_size=1, progress=True, label="toy")
+    assert "toy" in capsys.readouterr().err
+    run(faces, 4000, seed=1, block_size=1000, chunk_size=1, progress=False)
+    run(faces, 4000, seed=1, block_size=1000, chunk_size=1)  # not a TTY under pytest
+    assert capsys.readouterr().err == ""
+
+
+# --- the benchmark --------------------------------------------------------------------------
+def test_bench_quick_smoke():
+    out = subprocess.run([sys.executable, "-m", "balance.bench", "--quick"], capture_output=True,
+                         text=True, check=True, timeout=120).stdout
+    lines = out.splitlines()
+    for name in KERNELS:
+        assert any(line.startswith(name) for line in lines), name
+    assert any(line.startswith("memory:") for line in lines)
+    assert any(line.startswith("workers:") for line in lines)
+
+
+def test_bench_json_only():
+    from balance import bench
+    res = bench.run_bench(quick=True, only="d20-test")
+    data = json.loads(json.dumps(res))
+    assert [k["kernel"] for k in data["kernels"]] == ["d20-test"] and "memory" not in data
+    with pytest.raises(SystemExit):
+        bench.main(["--only", "d20-tset"])
+
+
+_CTRL_C_SCRIPT = """
+import os, sys, time
+from balance import _mcpool, montecarlo
+from balance.bench import floor_sampler
+from functools import partial
+
+def slow(n, rng):
+    time.sleep(0.02)
+    return floor_sampler(n, rng, faces=6)
+
+if __name__ == "__main__":
+    montecarlo.run(slow, 4000, seed=1, workers=2, block_size=1000, chunk_size=1)
+    _mcpool._state["starter"].join(timeout=60)
+    pids = [p.pid for p in _mcpool._state["pool"]._processes.values()]
+    print(*pids, flush=True)
+    try:
+        montecarlo.run(slow, 10**7, seed=1, workers=2, block_size=1000, chunk_size=1)
+    except KeyboardInterrupt:  # right after the interrupted run, before interpreter exit
+        alive = []
+        for pid in pids:
+            try:
+                os.kill(pid, 0)
+                alive.append(pid)
+            except ProcessLookupError:
+                pass
+        print("interrupted; helpers alive:", alive, flush=True)
+"""
+
+
+def test_ctrl_c_leaves_no_helper_behind(tmp_path):
+    import signal
+    import time
+
+    script = tmp_path / "ctrl_c.py"
+    script.write_text(_CTRL_C_SCRIPT)
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=os.getcwd())
+    pids = [int(p) for p in proc.stdout.readline().split()]
+    assert pids and not any(_gone(pid) for pid in pids)
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert "interrupted; helpers alive: []" in out, err
+    assert all(_gone(pid) for pid in pids)
