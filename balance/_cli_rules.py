@@ -1,0 +1,136 @@
+"""``balance rules``: check a variant file, show the rules in effect, list variants and
+assumptions. Registered by :mod:`balance.cli`."""
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+from .cli import add_format, add_rules, emit, load
+
+__all__ = ["register", "changes"]
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (tuple, list)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def changes(base: Any, new: Any, path: str = "") -> list[tuple[str, Any, Any]]:
+    """Every leaf that differs between two rules trees: (dotted path, old, new).
+
+    Rows of a table are compared row by row (``injuries.table[3].high``) when both tables
+    have the same length, else the whole table is one change.
+    """
+    if isinstance(base, Mapping) and isinstance(new, Mapping):
+        out = []
+        for key in list(base) + [k for k in new if k not in base]:
+            where = f"{path}.{key}" if path else str(key)
+            out += changes(base.get(key), new.get(key), where)
+        return out
+    if isinstance(base, (list, tuple)) and isinstance(new, (list, tuple)) \
+            and len(base) == len(new) and any(isinstance(v, Mapping) for v in base):
+        out = []
+        for i, (a, b) in enumerate(zip(base, new)):
+            out += changes(a, b, f"{path}[{i}]")
+        return out
+    return [] if _plain(base) == _plain(new) else [(path, _plain(base), _plain(new))]
+
+
+def _check(args) -> int:
+    from .rules import default_rules
+
+    rules = load(args.files)
+    base = default_rules()
+    diff = changes(base.to_dict(), rules.to_dict())
+    frame = pd.DataFrame(diff, columns=["key", "bundled", "variant"])
+    frame["bundled"] = frame["bundled"].map(_text)
+    frame["variant"] = frame["variant"].map(_text)
+    title = (f"ok: {' + '.join(args.files)}\nfingerprint {rules.fingerprint} "
+             f"(bundled {base.fingerprint}); {len(frame)} value(s) changed")
+    if args.format == "table" and frame.empty:
+        print(title)
+        return 0
+    emit(frame, args.format, title=title)
+    return 0
+
+
+def _text(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
+
+
+def _flatten(value: Any, path: str) -> list[tuple[str, str]]:
+    if isinstance(value, Mapping):
+        out = []
+        for k, v in value.items():
+            out += _flatten(v, f"{path}.{k}" if path else k)
+        return out
+    return [(path, _text(_plain(value)))]
+
+
+def _show(args) -> int:
+    rules = load(args.rules)
+    node = rules.get(args.section) if args.section else rules
+    if args.format == "json":
+        print(json.dumps(_plain(node), ensure_ascii=False, indent=2))
+        return 0
+    rows = _flatten(node, args.section or "")
+    emit(pd.DataFrame(rows, columns=["key", "value"]), args.format,
+         title=f"rules {rules.fingerprint} ({' + '.join(rules.sources)})")
+    return 0
+
+
+def _variants(args) -> int:
+    from .rules import bundled_variants
+
+    emit(pd.DataFrame({"variant": bundled_variants()}), args.format)
+    return 0
+
+
+def _assumptions(args) -> int:
+    frame = load(args.rules).assumptions
+    frame["value"] = frame["value"].map(lambda v: _text(_plain(v)))
+    emit(frame, args.format)
+    return 0
+
+
+def register(sub) -> None:
+    """Add ``balance rules check|show|variants|assumptions``."""
+    rules = sub.add_parser("rules", help="check a variant file, show the rules in effect",
+                           description="Rules files: validate a variant, show the rules, "
+                                       "list the bundled variants and the assumed values.")
+    group = rules.add_subparsers(dest="rules_command", metavar="ACTION", required=True)
+
+    p = group.add_parser("check", help="validate a variant file: fingerprint and what it changes",
+                         description="Load FILE over the bundled rules (several files are "
+                                     "applied in order), validate it, and list every value it "
+                                     "changes. Exit code 2 with a one-line message naming "
+                                     "the file, table and row when it is unusable.")
+    p.add_argument("files", nargs="+", metavar="FILE", help="variant rules file(s) (TOML)")
+    add_format(p)
+    p.set_defaults(func=_check)
+
+    p = group.add_parser("show", help="print the rules in effect (a section or all)",
+                         description="Print the rules in effect as dotted key = value rows "
+                                     "(or JSON), optionally only SECTION (e.g. injuries, "
+                                     "injuries.death_threshold).")
+    p.add_argument("section", nargs="?", help="a section or dotted key (default: everything)")
+    add_rules(p)
+    add_format(p)
+    p.set_defaults(func=_show)
+
+    p = group.add_parser("variants", help="list the bundled example variants",
+                         description="Names usable as --rules NAME.")
+    add_format(p)
+    p.set_defaults(func=_variants)
+
+    p = group.add_parser("assumptions", help="list the assumed values in effect",
+                         description="Values RULES.md marks (assumed), with their notes.")
+    add_rules(p)
+    add_format(p)
+    p.set_defaults(func=_assumptions)

@@ -1,0 +1,184 @@
+"""``balance``: the command line. A thin layer over the public API.
+
+Command groups register themselves: each module of :data:`COMMAND_MODULES` exposes
+``register(subparsers)``, adding subcommands whose handler (``set_defaults(func=...)``) takes
+the parsed arguments and returns an exit code. Bad input exits with code 2 and one line on
+stderr (``balance: error: ...``), never a traceback.
+
+Examples::
+
+    balance report --lang fr
+    balance death --seconds 40 --negative-hp 6 --wounds 1
+    balance rules check my_variant.toml
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from collections.abc import Sequence
+
+import pandas as pd
+
+__all__ = ["main", "build_parser", "COMMAND_MODULES", "emit", "add_format", "add_rules",
+           "load", "Parser"]
+
+#: modules adding subcommands (``register(subparsers)``); an absent optional one is skipped
+COMMAND_MODULES = ("balance._cli_queries", "balance._cli_rules", "balance.regression_cli")
+#: command modules that may be missing (written separately): skipped when not importable
+OPTIONAL_MODULES = ("balance.regression_cli",)
+
+FORMATS = ("table", "json", "csv")
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: ``balance: error: ...`` and exit code 2."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(2, f"balance: error: {message} (see '{self.prog} --help')\n")
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception's message on one line (KeyError's quotes removed)."""
+    text = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+    return " ".join(str(text).split()) or type(exc).__name__
+
+
+def add_format(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--format", choices=FORMATS, default="table",
+                   help="output: an aligned table (default), JSON records or CSV")
+
+
+def add_rules(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--rules", action="append", default=[], metavar="FILE",
+                   help="variant rules file, or the name of a bundled variant "
+                        "(repeatable, applied in order; default: the bundled rules)")
+
+
+def load(files: Sequence[str]):
+    """The rules of ``--rules`` (bundled defaults when none)."""
+    from .rules import load_rules
+
+    return load_rules(*files)
+
+
+def _plain(value):
+    if isinstance(value, float) and value != value:
+        return None
+    if hasattr(value, "item"):
+        return _plain(value.item())
+    return value
+
+
+def emit(frame: pd.DataFrame, fmt: str, *, title: str | None = None) -> None:
+    """Print a result frame as a table, JSON records or CSV (stdout)."""
+    frame = frame.reset_index(drop=isinstance(frame.index, pd.RangeIndex))
+    if fmt == "json":
+        records = [{str(k): _plain(v) for k, v in row.items()}
+                   for row in frame.to_dict(orient="records")]
+        print(json.dumps(records, ensure_ascii=False, indent=2, default=str))
+    elif fmt == "csv":
+        sys.stdout.write(frame.to_csv(index=False))
+    else:
+        if title:
+            print(title)
+        with pd.option_context("display.max_rows", 500, "display.width", 200,
+                               "display.max_columns", 50):
+            print(frame.to_string(index=False))
+
+
+def _report(args) -> int:
+    from .report import build_report
+
+    import time
+    from pathlib import Path
+
+    from .report.build import report_name
+
+    start = time.perf_counter()
+    files = args.rules
+    rules = load(files) if files else None
+    out = args.out or Path("reports") / report_name(files[-1] if files else None)
+    path = build_report(rules, out=out, lang=args.lang, trials=args.trials, seed=args.seed,
+                        workers=args.workers, progress=False if args.quiet else None)
+    print(f"{path / 'index.html'}  ({time.perf_counter() - start:.1f} s)")
+    return 0
+
+
+def _register_report(sub) -> None:
+    from .report.bundle import DEFAULT_SEED, DEFAULT_TRIALS
+
+    p = sub.add_parser(
+        "report", help="write the balance report (HTML + Markdown) of a rule set",
+        description="Compute every section (exact answers and Monte Carlo figures with their "
+                    "intervals) and write index.html (self-contained, opens offline), "
+                    "report.md and figures/ into a folder, atomically.")
+    add_rules(p)
+    p.add_argument("--out", metavar="DIR",
+                   help="report folder (default: reports/<rules file stem> or reports/default)")
+    p.add_argument("--lang", choices=("en", "fr"), default="en", help="language of the report")
+    p.add_argument("--trials", type=int, default=DEFAULT_TRIALS,
+                   help=f"Monte Carlo trials per simulated quantity (default {DEFAULT_TRIALS:,})")
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED,
+                   help=f"seed of every Monte Carlo figure (default {DEFAULT_SEED})")
+    p.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_report)
+
+
+def _register_bench(sub) -> None:
+    sub.add_parser("bench", add_help=False,
+                   help="benchmark the vectorised kernels on this machine "
+                        "(see 'balance bench --help')")
+
+
+def build_parser() -> Parser:
+    """The full ``balance`` parser with every available command group."""
+    from . import __version__
+
+    parser = Parser(prog="balance", description="What tabletop-RPG rules really do: exact "
+                    "answers, Monte Carlo simulations with intervals, balance reports.",
+                    epilog="Run 'balance COMMAND --help' for the options of a command.")
+    parser.add_argument("--version", action="version", version=f"balance {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    _register_report(sub)
+    _register_bench(sub)
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if name in OPTIONAL_MODULES and exc.name == name:
+                continue
+            raise
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``balance`` console script; returns the exit code."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "bench":
+        from . import bench
+
+        return bench.main(argv[1:])
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "func", None) is None:
+        parser.print_help()
+        return 2 if not argv else 0
+    try:
+        code = args.func(args)
+    except BrokenPipeError:  # pragma: no cover - output piped into e.g. head
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except (ValueError, KeyError, OSError) as exc:  # RulesError is a ValueError
+        print(f"balance: error: {one_line(exc)}", file=sys.stderr)
+        return 2
+    return 0 if code is None else int(code)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
