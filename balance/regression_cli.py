@@ -33,7 +33,7 @@ def _tolerance_pair(text: str) -> tuple[str, float]:
             from None
 
 
-def _common(p: argparse.ArgumentParser, *, measuring: bool = True) -> None:
+def _common(p: argparse.ArgumentParser, *, measuring: bool = True, selecting: bool = True) -> None:
     if measuring:
         p.add_argument("--trials", type=int, default=None,
                        help="Monte Carlo trials per metric (default 100000, or the baseline's)")
@@ -43,6 +43,10 @@ def _common(p: argparse.ArgumentParser, *, measuring: bool = True) -> None:
                    help="ignore changes of a metric (or 'pattern.*') up to VALUE; repeatable")
     p.add_argument("--tolerances", metavar="FILE",
                    help="TOML file of tolerances: \"metric or pattern\" = value")
+    if selecting:
+        p.add_argument("--only", action="append", default=None, metavar="PATTERN",
+                       help="only the metrics matching this name or pattern ('death.*'); "
+                            "repeatable")
 
 
 def register(subparsers) -> None:
@@ -85,7 +89,7 @@ def register(subparsers) -> None:
                    help="draw the Monte Carlo metrics from a seed independent of the baseline's "
                         "(default: the baseline's seed, so unchanged rules reproduce it exactly)")
     p.add_argument("--all", action="store_true", help="list every metric, not only what moved")
-    _common(p)
+    _common(p, selecting=False)
     p.set_defaults(func=check_command)
 
 
@@ -127,7 +131,7 @@ def snapshot_command(args) -> int:
     from .regression import snapshot
     snap = snapshot.take(_rules(args.rules), trials=args.trials or 100_000,
                          seed=0 if args.seed is None else args.seed,
-                         tolerances=_tolerances(args) or None)
+                         tolerances=_tolerances(args) or None, only=args.only)
     path = snapshot.write(snap, args.out, force=args.force)
     mc = sum(m.kind == "mc" for m in snap.metrics)
     print(f"wrote {path}: {len(snap.metrics)} metrics ({len(snap.metrics) - mc} exact, {mc} "
@@ -141,7 +145,7 @@ def diff_command(args) -> int:
     frame = compare(_side(args.base), _side(args.variant), trials=args.trials or 100_000,
                     seed=0 if args.seed is None else args.seed,
                     common_random_numbers=args.crn, alpha=args.alpha,
-                    tolerances=_tolerances(args) or None)
+                    tolerances=_tolerances(args) or None, only=args.only)
     print(format_table(frame, only_moved=not args.all))
     if args.csv:
         frame.to_csv(args.csv, index=False)

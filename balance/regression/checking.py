@@ -34,7 +34,7 @@ def check(baseline: Snapshot | str, rules: Rules | str | None = None, *,
     seed = base.seed if seed is None else seed
     if independent:
         seed = independent_seed(seed)
-    current = take(rules, trials=trials, seed=seed)
+    current = take(rules, trials=trials, seed=seed, only=base.only)
     return compare_snapshots(base, current, alpha=alpha, tolerances=tolerances)
 
 

@@ -45,37 +45,39 @@ def independent_seed(seed: int) -> int:
     return int(child.generate_state(1, np.uint32)[0])
 
 
-def as_snapshot(side, *, trials: int, seed: int, tolerances=None) -> Snapshot:
+def as_snapshot(side, *, trials: int, seed: int, tolerances=None, only=None) -> Snapshot:
     """A snapshot from a :class:`Snapshot`, a snapshot JSON path, a rules file or Rules."""
     if isinstance(side, Snapshot):
         return side
     if isinstance(side, (str, Path)) and str(side).endswith(".json"):
         return read(side)
-    return take(side, trials=trials, seed=seed, tolerances=tolerances)
+    return take(side, trials=trials, seed=seed, tolerances=tolerances, only=only)
 
 
 def compare(base: Rules | str | Path | Snapshot | None = None,
             variant: Rules | str | Path | Snapshot | None = None, *, trials: int = 100_000,
             seed: int = 0, variant_seed: int | None = None, common_random_numbers: bool = False,
-            alpha: float = 0.05, tolerances=None) -> pd.DataFrame:
+            alpha: float = 0.05, tolerances=None, only=None) -> pd.DataFrame:
     """Compare two rule sets (Rules, rules files, snapshots or snapshot paths) metric by metric.
 
     Returns a tidy DataFrame, one row per metric: metric, kind, unit, base, variant, change
     (variant - base; for a distribution, the largest change of one category, named in
     ``category``), p_value (NaN for exact metrics), p_adjusted (Holm), exact, significant,
     tolerance, within_tolerance, moved, the 95 % intervals and trials of both sides, and the
-    description. ``.attrs`` records alpha, fingerprints, seeds and trials.
+    description. ``.attrs`` records alpha, fingerprints, seeds and trials. ``only`` restricts
+    the comparison to metrics matching some names or patterns (``["mc.*", "death.*"]``).
 
     >>> import balance as bl
     >>> diff = bl.regression.compare(None, "death_threshold_180", trials=2000)
-    >>> diff.set_index("metric").loc["death.p@40s,6hp,1w", ["base", "variant", "moved"]].tolist()
-    [0.17, 0.13, True]
+    >>> row = diff.set_index("metric").loc["death.p@40s,6hp,1w"]
+    >>> float(row["base"]), float(row["variant"]), bool(row["moved"])
+    (0.17, 0.13, True)
     """
     check_number("alpha", alpha, min=0, max=1, strict_min=True)
     if variant_seed is None:
         variant_seed = seed if common_random_numbers else independent_seed(seed)
-    a = as_snapshot(base, trials=trials, seed=seed, tolerances=tolerances)
-    b = as_snapshot(variant, trials=trials, seed=variant_seed, tolerances=tolerances)
+    a = as_snapshot(base, trials=trials, seed=seed, tolerances=tolerances, only=only)
+    b = as_snapshot(variant, trials=trials, seed=variant_seed, tolerances=tolerances, only=only)
     return compare_snapshots(a, b, alpha=alpha, tolerances=tolerances)
 
 

@@ -16,7 +16,8 @@ from ..rules import Rules, resolve
 from . import core_metrics, guide_metrics, percentile_metrics, process_metrics
 from .metrics import Measurement, Metric
 
-__all__ = ["catalogue", "metric", "measure", "catalogue_id", "apply_tolerances", "PROVIDERS"]
+__all__ = ["catalogue", "metric", "measure", "catalogue_id", "apply_tolerances", "select",
+           "PROVIDERS"]
 
 #: (part of the rules, provider) in catalogue order
 PROVIDERS: tuple[tuple[str, Callable[[], list[Metric]]], ...] = (
@@ -32,8 +33,10 @@ def _extra_providers() -> list[tuple[str, Callable[[], list[Metric]]]]:
     return [("fights", fight_metrics.metrics)]
 
 
-def catalogue(*, tolerances: Mapping[str, float] | None = None) -> list[Metric]:
-    """All metrics, in catalogue order, with ``tolerances`` applied (see :func:`apply_tolerances`)."""
+def catalogue(*, tolerances: Mapping[str, float] | None = None,
+              only: Iterable[str] | None = None) -> list[Metric]:
+    """All metrics, in catalogue order, with ``tolerances`` applied (see :func:`apply_tolerances`),
+    or only those matching the names or patterns ``only`` (see :func:`select`)."""
     out: list[Metric] = []
     for _, provider in (*PROVIDERS, *_extra_providers()):
         try:
@@ -45,7 +48,23 @@ def catalogue(*, tolerances: Mapping[str, float] | None = None) -> list[Metric]:
     if len(set(names)) != len(names):
         dup = sorted({n for n in names if names.count(n) > 1})
         raise RuntimeError(f"metric names must be unique; duplicated: {', '.join(dup)}")
+    if only is not None:
+        out = select(out, only)
     return apply_tolerances(out, tolerances) if tolerances else out
+
+
+def select(metrics: Iterable[Metric], only: Iterable[str]) -> list[Metric]:
+    """The metrics matching any of the names or shell-style patterns ``only``, in catalogue
+    order; a pattern matching nothing is an error."""
+    metrics = list(metrics)
+    names = [m.name for m in metrics]
+    only = [only] if isinstance(only, str) else list(only)
+    if not only:
+        raise ValueError("only must name at least one metric or pattern")
+    for pattern in only:
+        if not any(fnmatch.fnmatchcase(n, pattern) for n in names):
+            raise ValueError(f"only: no metric matches {pattern!r}{did_you_mean(pattern, names)}")
+    return [m for m in metrics if any(fnmatch.fnmatchcase(m.name, p) for p in only)]
 
 
 def apply_tolerances(metrics: Iterable[Metric], tolerances: Mapping[str, float]) -> list[Metric]:

@@ -49,6 +49,7 @@ class Snapshot:
     curves: dict = field(default_factory=dict)
     created: str = ""
     path: str | None = None
+    only: tuple[str, ...] | None = None
 
     @property
     def catalogue_id(self) -> str:
@@ -70,6 +71,7 @@ class Snapshot:
             "rules": {"fingerprint": self.fingerprint, "sources": list(self.sources)},
             "trials": self.trials, "seed": self.seed,
             "catalogue_id": self.catalogue_id,
+            "only": list(self.only) if self.only is not None else None,
             "metrics": {m.name: {"description": m.description, "unit": m.unit, "kind": m.kind,
                                  "shape": m.shape, "tolerance": m.tolerance,
                                  "section": m.section, **self.measurements[m.name].to_json()}
@@ -79,14 +81,15 @@ class Snapshot:
 
 
 def take(rules: Rules | str | None = None, *, trials: int = 100_000, seed: int = 0,
-         tolerances=None) -> Snapshot:
-    """Measure every catalogue metric for ``rules`` (Monte Carlo ones with ``trials`` trials
-    from master ``seed``)."""
+         tolerances=None, only=None) -> Snapshot:
+    """Measure every catalogue metric (or those matching ``only``) for ``rules``, Monte Carlo
+    ones with ``trials`` trials from master ``seed``."""
     from .. import __version__, injuries
     rules = resolve(rules)
     trials = check_integer("trials", trials, min=1, max=10**10)
     seed = check_integer("seed", seed, min=0)
-    metrics = tuple(catalogue(tolerances=tolerances))
+    only = None if only is None else tuple([only] if isinstance(only, str) else only)
+    metrics = tuple(catalogue(tolerances=tolerances, only=only))
     seconds = np.arange(0, rules["injuries"]["automatic_death_seconds"] + 1)
     curves = {"death_probability": {
         "negative_hp": CURVE_HP, "seconds": seconds.tolist(),
@@ -96,7 +99,7 @@ def take(rules: Rules | str | None = None, *, trials: int = 100_000, seed: int =
                     measurements=measure(rules, metrics=metrics, trials=trials, seed=seed),
                     fingerprint=rules.fingerprint, sources=tuple(rules.sources), trials=trials,
                     seed=seed, version=__version__, curves=curves,
-                    created=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+                    created=datetime.now(timezone.utc).isoformat(timespec="seconds"), only=only)
 
 
 def write(snapshot: Snapshot, path: str | os.PathLike, *, force: bool = False) -> Path:
@@ -168,7 +171,8 @@ def from_json(doc: object, where: str = "snapshot") -> Snapshot:
                         sources=tuple(map(str, rules["sources"])),
                         trials=int(doc["trials"]), seed=int(doc["seed"]),
                         version=str(doc["balance_version"]), curves=dict(doc.get("curves", {})),
-                        created=str(doc.get("created", "")), path=where)
+                        created=str(doc.get("created", "")), path=where,
+                        only=None if doc.get("only") is None else tuple(map(str, doc["only"])))
     except SnapshotError:
         raise
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
