@@ -12,7 +12,7 @@ skills = st.integers(min_value=0, max_value=400)
 grades = st.sampled_from(["Very Easy", "Easy", "Standard", "Hard", "Formidable", "Herculean"])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(derandomize=True, max_examples=60, deadline=None)
 @given(skills, grades)
 def test_tiers_are_a_distribution_and_grades_order_them(skill, grade):
     got = P.tiers(skill, grade=grade)
@@ -22,15 +22,15 @@ def test_tiers_are_a_distribution_and_grades_order_them(skill, grade):
     assert easier["success"] + easier["critical"] >= got["success"] + got["critical"] - 1e-12
 
 
-@settings(max_examples=60, deadline=None)
+@settings(derandomize=True, max_examples=60, deadline=None)
 @given(st.integers(0, 399))
 def test_higher_skill_never_hurts(skill):
     lo, hi = P.tiers(skill), P.tiers(skill + 1)
-    assert hi["success"] + hi["critical"] >= lo["success"] + lo["critical"]
+    assert hi["success"] + hi["critical"] >= lo["success"] + lo["critical"] - 1e-12
     assert hi["critical"] >= lo["critical"] and hi["fumble"] <= lo["fumble"]
 
 
-@settings(max_examples=30, deadline=None)
+@settings(derandomize=True, max_examples=30, deadline=None)
 @given(skills, skills)
 def test_contests_are_symmetric(a, b):
     ab, ba = P.opposed(a, b), P.opposed(b, a)
@@ -42,7 +42,7 @@ def test_contests_are_symmetric(a, b):
         assert (d_ab * d_ab.index).sum() >= -1e-12
 
 
-@settings(max_examples=40, deadline=None)
+@settings(derandomize=True, max_examples=40, deadline=None)
 @given(st.lists(st.integers(0, 400), min_size=1, max_size=30))
 def test_bands_are_vectorised_and_monotone(xs):
     arr = np.sort(np.array(xs))

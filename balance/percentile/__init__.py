@@ -11,6 +11,7 @@ from .characteristics import (acrobatics_base, action_points, athletics_base,
                               endurance, evade, experience_modifier, healing_rate,
                               human_distribution, initiative_bonus, location_hp, luck_points,
                               magic_points, sample_humans, willpower)
+from .combat import charge, harder_grade, initiative, knockback_metres, parry_blocked
 from .contests import contest_skills, differential, effects_won, opposed, opposed_outcome
 from .duel_tables import duel, duel_table, weapon_matchups
 from .duels import DuelSpec, duel_sampler, duel_spec
@@ -33,7 +34,8 @@ __all__ = [
     "acrobatics_base", "athletics_base",
     "damage_modifier", "damage_modifier_step", "location_hp", "human_distribution",
     "sample_humans", "hit_locations", "location_of",
-    # 3.3 duels
+    # 3.3 combat rules and duels
+    "initiative", "parry_blocked", "knockback_metres", "harder_grade", "charge",
     "combatant", "Fighter", "weapon_size", "exchange", "duel_spec", "DuelSpec", "duel_sampler",
     "duel", "duel_table", "weapon_matchups",
     # magic
