@@ -74,6 +74,8 @@ def register(subparsers) -> None:
     p.add_argument("--all", action="store_true", help="list every metric, not only what moved")
     p.add_argument("--csv", metavar="FILE", help="also write the tidy table as CSV")
     p.add_argument("--html", metavar="FILE", help="also write a side-by-side HTML report")
+    p.add_argument("--bundled", action="store_true",
+                   help="with --html: add what each bundled example variant moves")
     _common(p)
     p.set_defaults(func=diff_command)
 
@@ -141,19 +143,23 @@ def snapshot_command(args) -> int:
 
 def diff_command(args) -> int:
     """``balance diff BASE VARIANT``: print (and optionally save) what moved."""
-    from .regression import compare, format_table
-    frame = compare(_side(args.base), _side(args.variant), trials=args.trials or 100_000,
-                    seed=0 if args.seed is None else args.seed,
-                    common_random_numbers=args.crn, alpha=args.alpha,
-                    tolerances=_tolerances(args) or None, only=args.only)
+    from .regression import compare_snapshots, format_table
+    from .regression.diff import as_snapshot, independent_seed
+    seed = 0 if args.seed is None else args.seed
+    options = {"trials": args.trials or 100_000, "tolerances": _tolerances(args) or None,
+               "only": args.only}
+    base = as_snapshot(_side(args.base), seed=seed, **options)
+    variant = as_snapshot(_side(args.variant), seed=seed if args.crn else independent_seed(seed),
+                          **options)
+    frame = compare_snapshots(base, variant, alpha=args.alpha, tolerances=options["tolerances"])
     print(format_table(frame, only_moved=not args.all))
     if args.csv:
         frame.to_csv(args.csv, index=False)
     if args.html:
         from .regression import report
-        path = report.write_html(frame, args.html, base=_side(args.base),
-                                 variant=_side(args.variant))
-        print(f"wrote {path}")
+        extra = report.bundled_sections(report.bundled_comparisons(
+            trials=options["trials"], seed=seed)) if args.bundled else None
+        print(f"wrote {report.write_html(frame, args.html, base=base, variant=variant, extra_sections=extra)}")
     return 1 if frame["moved"].any() else 0
 
 

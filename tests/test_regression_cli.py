@@ -109,3 +109,23 @@ def test_real_process_exit_code_and_no_traceback(tmp_path):
                            "--baseline", str(bad)], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.strip().count("\n") == 0
+
+
+def test_diff_html_report_overlays_both_rule_sets(capsys, tmp_path):
+    out = tmp_path / "diff.html"
+    code, text, _ = run(capsys, "diff", "bundled", "death_threshold_180", "--trials", "500",
+                        "--only", "death.*", "--html", str(out))
+    assert code == 1 and text.strip().endswith(f"wrote {out}")
+    page = out.read_text()
+    assert page.startswith("<!DOCTYPE html>") and "data:image/png;base64," in page
+    assert "Death probability, both rule sets" in page and "death.p@40s,6hp,1w" in page
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["diff.html"]
+
+
+def test_the_balance_command_routes_to_these_handlers(capsys, baseline):
+    cli = pytest.importorskip("balance.cli")
+    assert cli.main(["check", "--baseline", str(baseline)]) == 0
+    assert cli.main(["check", "--baseline", str(baseline), "--rules", "death_threshold_180"]) == 1
+    assert cli.main(["check", "--baseline", str(baseline) + ".missing"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no such snapshot file" in err

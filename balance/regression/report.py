@@ -1,0 +1,153 @@
+"""The side-by-side diff report: what moved between two rule sets, and their death-probability
+curves overlaid, rendered by the balance report's HTML renderer (:func:`balance.report.render_html`).
+
+Rendering never computes: the sections show a comparison table from
+:func:`~balance.regression.compare` and the curves stored in the two snapshots.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pandas as pd
+
+from .checking import _change, _num
+from .snapshot import Snapshot, atomic_write
+
+__all__ = ["plot_death_curves", "diff_sections", "bundled_comparisons", "bundled_sections",
+           "render", "write_html", "METHOD_NOTES"]
+
+METHOD_NOTES = (
+    "Exact metrics are compared exactly: any difference counts (p-value: none).",
+    "Monte Carlo metrics: two-proportion z test (Fisher's exact test for small counts), "
+    "chi-square test of homogeneity for distributions, Welch z test for means; Holm's "
+    "correction across the catalogue keeps the chance of any false alarm at most alpha.",
+    "A metric moved when its change is significant and larger than its tolerance.",
+    "Same seed on both sides (common random numbers): identical rules give identical counts, "
+    "and the tests are conservative for changed rules; independent seeds meet the tests' "
+    "assumption exactly.",
+)
+
+
+def plot_death_curves(base: Snapshot, variant: Snapshot, ax=None):
+    """P(death) against seconds at negative HP, for 0-3 wounds: base solid, variant dashed.
+
+    Returns the axes.
+    """
+    import matplotlib
+    if ax is None:
+        matplotlib.use("Agg", force=False)
+        import matplotlib.pyplot as plt
+        _, ax = plt.subplots(figsize=(9, 4.5), layout="constrained")
+    colours = ("#0072B2", "#E69F00", "#009E73", "#CC79A7")
+    for snap, style, who in ((base, "-", base.label), (variant, "--", variant.label)):
+        curves = snap.curves.get("death_probability")
+        if not curves:
+            continue
+        for i, (w, p) in enumerate(curves["wounds"].items()):
+            ax.plot(curves["seconds"], p, style, color=colours[i % len(colours)],
+                    label=f"{who}, {w} wound(s)")
+    hp = (base.curves.get("death_probability") or {}).get("negative_hp", "?")
+    ax.set_xlabel(f"seconds at negative HP (-{hp} HP) before the roll")
+    ax.set_ylabel("P(death)")
+    ax.set_ylim(-0.02, 1.02)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return ax
+
+
+def _shown(frame: pd.DataFrame) -> pd.DataFrame:
+    """The comparison as display strings (rendering shows, never computes)."""
+    rows = []
+    for r in frame.itertuples(index=False):
+        rows.append({
+            "metric": r.metric + (f" [{r.category}]" if r.category else ""),
+            "kind": r.kind, "base": _num(r.base, r.unit), "variant": _num(r.variant, r.unit),
+            "change": _change(r.change, r.unit),
+            "p (Holm)": "exact" if r.exact else f"{r.p_adjusted:.3g}",
+            "tolerance": f"{r.tolerance:g}",
+            "status": "moved" if r.moved else ("within tolerance" if r.significant else ""),
+            "description": r.description})
+    return pd.DataFrame(rows)
+
+
+def diff_sections(frame: pd.DataFrame, base: Snapshot, variant: Snapshot) -> list:
+    """The report's sections: what moved, the curves overlaid, every metric."""
+    from ..report.model import Section, Table, figure_from_axes
+    a = frame.attrs
+    prov = (("base", f"{base.label} ({base.fingerprint})"),
+            ("variant", f"{variant.label} ({variant.fingerprint})"),
+            ("alpha", f"{a.get('alpha', 0.05):g}"),
+            ("trials", f"{base.trials:,} / {variant.trials:,}"),
+            ("seeds", f"{base.seed} / {variant.seed}"))
+    moved = frame[frame["moved"]]
+    text = (f"{len(moved)} of {len(frame)} metrics moved beyond their tolerance "
+            f"({int(frame['exact'].sum())} exact, {int((~frame['exact']).sum())} Monte Carlo)."
+            if len(moved) else f"Nothing moved beyond its tolerance ({len(frame)} metrics).")
+    fig = figure_from_axes("death_curves", plot_death_curves(base, variant),
+                           "P(death) when stabilised: base solid, variant dashed")
+    return [
+        Section("moved", "What moved", text,
+                tables=(Table("moved_table", _shown(moved)),) if len(moved) else (),
+                provenance=prov, notes=METHOD_NOTES),
+        Section("death", "Death probability, both rule sets",
+                "The critical-injury roll's death probability against the seconds spent "
+                "dying, for 0 to 3 unhealed wounds (exact, closed form).",
+                figures=(fig,), provenance=prov[:2]),
+        Section("all", "Every metric", "Each metric of the catalogue, side by side.",
+                tables=(Table("all_table", _shown(frame)),), provenance=prov),
+    ]
+
+
+def bundled_comparisons(*, trials: int = 20_000, seed: int = 0) -> dict[str, pd.DataFrame]:
+    """Each bundled example variant compared with the bundled rules (independent seeds):
+    ``{variant name: comparison table}``. This computes; :func:`bundled_sections` renders."""
+    from ..rules import bundled_variants, load_rules
+    from .diff import compare_snapshots, independent_seed
+    from .snapshot import take
+    base = take(None, trials=trials, seed=seed)
+    other = independent_seed(seed)
+    return {name: compare_snapshots(base, take(load_rules(name), trials=trials, seed=other))
+            for name in bundled_variants()}
+
+
+def bundled_sections(comparisons: dict[str, pd.DataFrame]) -> list:
+    """One report section listing what each bundled variant moves (from
+    :func:`bundled_comparisons`); usable in any report built on :mod:`balance.report`."""
+    from ..report.model import Section, Table
+    tables, lines = [], []
+    for name, frame in comparisons.items():
+        moved = frame[frame["moved"]]
+        lines.append(f"{name}: {len(moved)} of {len(frame)} metrics moved")
+        if len(moved):
+            tables.append(Table(f"variant_{name}", _shown(moved), f"{name} vs the bundled rules"))
+    first = next(iter(comparisons.values()), None)
+    prov = () if first is None else (
+        ("base", f"bundled ({first.attrs.get('base_fingerprint')})"),
+        ("trials", f"{first.attrs.get('base_trials', 0):,}"),
+        ("seeds", f"{first.attrs.get('base_seed')} / {first.attrs.get('variant_seed')}"))
+    return [Section("bundled_variants", "Bundled variants against the bundled rules",
+                    "; ".join(lines) + ".", tables=tuple(tables), provenance=prov,
+                    notes=METHOD_NOTES)]
+
+
+def render(frame: pd.DataFrame, base: Snapshot, variant: Snapshot,
+           extra_sections: list | None = None) -> str:
+    """The whole diff report as one self-contained HTML page."""
+    from ..report import render_html
+    meta = {"title": f"Balance diff: {base.label} vs {variant.label}",
+            "base rules": f"{base.fingerprint} ({' + '.join(base.sources)})",
+            "variant rules": f"{variant.fingerprint} ({' + '.join(variant.sources)})",
+            "balance": base.version if base.version == variant.version
+            else f"{base.version} / {variant.version}"}
+    return render_html(diff_sections(frame, base, variant) + list(extra_sections or ()), meta)
+
+
+def write_html(frame: pd.DataFrame, out: str | os.PathLike, *, base: Snapshot,
+               variant: Snapshot, extra_sections: list | None = None) -> Path:
+    """Write the diff report to ``out`` atomically (temporary file, then ``os.replace``)."""
+    out = Path(out)
+    if not out.parent.exists():
+        raise ValueError(f"{out}: directory {out.parent} does not exist")
+    atomic_write(out, render(frame, base, variant, extra_sections))
+    return out
