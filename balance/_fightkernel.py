@@ -86,13 +86,12 @@ def fight_sampler(n: int, rng: np.random.Generator, spec: FightSpec) -> dict[str
     key = _weakest_key(hp, col)                                         # (C, fights)
     order = _order(spec, n, rng)                                        # (slots, fights)
     dying = np.zeros((p, n), dtype=np.int32)                            # seconds below 0 HP
-    faces = np.tile(spec.faces, (1, spec.crit_dice))                    # (C, K * crit)
-    kdice = spec.faces.shape[1]
-    ncols = faces.shape[1]
+    tables = _damage_tables(spec)                                       # [(flat, sizes, L)]
     max_t = int(spec.targets.max())
-    adjust = spec.adjust.ravel().astype(np.int64)
-    defences = spec.defences.ravel().astype(np.int64)
-    ndef = spec.defences.shape[1]
+    # roll needed on the die by attacker a against target t: defence - attack - adjustment
+    need = (spec.defences[:, spec.attack_defence].T - spec.attack[:, None]
+            - spec.adjust).ravel().astype(np.int64)                     # (C * C,)
+    targets = spec.targets.astype(np.int64)
     side = spec.side.astype(np.int8)
     random_policy = RANDOM in spec.policy
     policy = np.asarray(spec.policy, dtype=np.int8)
@@ -101,7 +100,7 @@ def fight_sampler(n: int, rng: np.random.Generator, spec: FightSpec) -> dict[str
         m = hp.shape[1]
         rows = np.arange(m, dtype=np.int64)
         d20 = rng.integers(1, spec.die + 1, size=(c, max_t, m), dtype=np.int16)
-        u = rng.random((c, max_t, ncols, m), dtype=np.float32)
+        u = rng.random((c, max_t, len(tables), m))
         draws = rng.integers(0, 1 << 20, size=(c, c, m), dtype=np.int32) if random_policy else None
         hp_flat, key_flat = hp.reshape(-1), key.reshape(-1)
         for s in range(c):
@@ -118,30 +117,30 @@ def fight_sampler(n: int, rng: np.random.Generator, spec: FightSpec) -> dict[str
                 if skip is not None:
                     kk = kk.copy()
                     kk.reshape(-1)[skip] = _BIG * _SHIFT
-                best_pc = kk[:p].min(axis=0)
-                best_cr = kk[p:].min(axis=0)
-                best = np.where(side_a == 0, best_cr, best_pc)
-                t = best & (_SHIFT - 1)
-                has = acting & (best < _BIG * _SHIFT) & (spec.targets.take(a) > j)
+                best = np.where(side_a == 0, kk[p:].min(axis=0), kk[:p].min(axis=0))
+                has = acting & (best < _BIG * _SHIFT)
+                if j:
+                    has &= targets.take(a) > j
                 if not has.any():
                     break
+                t = best & (_SHIFT - 1)
                 flat_t = t * m + rows
                 skip = flat_t if skip is None else np.concatenate([skip, flat_t])
                 roll = d20[s, j]
-                mod = spec.attack.take(a) + adjust.take(a * c + t)
-                need = defences.take(t * ndef + spec.attack_defence.take(a))
                 crit = roll == spec.critical_success
-                hit = has & (crit | ((roll != spec.critical_failure) & (roll + mod >= need)))
-                dmg = spec.damage_bonus.take(a).astype(np.int32)
-                for k in range(ncols):
-                    fk = faces[:, k].take(a)
-                    pips = (u[s, j, k] * fk).astype(np.int32) + 1
-                    use = fk > 0 if k < kdice else (fk > 0) & crit
-                    dmg = dmg + np.where(use, pips, 0)
+                hit = has & (crit | ((roll != spec.critical_failure)
+                                     & (roll >= need.take(a * c + t))))
+                sel = a * 2 + crit                       # (combatant, critical?) row
+                dmg = None
+                for g, (flat, sizes, width) in enumerate(tables):
+                    idx = (u[s, j, g] * sizes.take(sel)).astype(np.int64)
+                    part = flat.take(sel * width + idx)
+                    dmg = part if dmg is None else dmg + part
                 dmg = np.maximum(dmg, spec.minimum_damage) * hit
                 new_hp = hp_flat.take(flat_t) - dmg
                 hp_flat[flat_t] = new_hp
-                key_flat[flat_t] = np.where(new_hp > 0, new_hp.astype(np.int64), _BIG) * _SHIFT + t
+                key_flat[flat_t] = np.where(new_hp > 0, new_hp.astype(np.int64), _BIG) \
+                    * _SHIFT + t
         # end of round: the dying clock runs for every PC below 0 HP (a whole round, assumed)
         below = hp[:p] < 0
         dying = np.where(below, np.minimum(dying + spec.seconds_per_round,
@@ -159,6 +158,54 @@ def fight_sampler(n: int, rng: np.random.Generator, spec: FightSpec) -> dict[str
             hp, key = np.ascontiguousarray(hp), np.ascontiguousarray(key)
         if hp.shape[1] == 0:
             break
+    return out
+
+
+#: largest table of equiprobable outcomes for one group of damage dice
+_TABLE_LIMIT = 1 << 16
+
+
+def _outcomes(faces: list[int]) -> np.ndarray:
+    """Totals of every ordered outcome of these dice (equiprobable), as int32."""
+    grid = np.zeros(1, dtype=np.int32)
+    for f in faces:
+        grid = (grid[:, None] + np.arange(1, f + 1, dtype=np.int32)).ravel()
+    return grid
+
+
+def _damage_tables(spec: FightSpec) -> list[tuple[np.ndarray, np.ndarray, int]]:
+    """Damage of each (combatant, critical?) row as lookup tables of equiprobable outcomes.
+
+    The dice of a row (rolled ``crit_dice`` times on a critical hit) are cut into groups whose
+    outcome tables hold at most ``_TABLE_LIMIT`` entries; a uniform draw per group picks an
+    outcome, so the sampled total has exactly the dice's distribution. The damage bonus is
+    folded into the first group. Returns, per group, the flat table ``(rows * width,)``, the
+    size of each row's table and the width.
+    """
+    rows = []
+    for i in range(spec.hp.size):
+        base = [int(f) for f in spec.faces[i] if f > 0]
+        for crit in (False, True):
+            dice = base * (spec.crit_dice if crit else 1)
+            groups, current = [], []
+            for f in dice:
+                if current and np.prod(current + [f], dtype=np.float64) > _TABLE_LIMIT:
+                    groups.append(current)
+                    current = []
+                current.append(f)
+            groups.append(current)
+            rows.append([_outcomes(g) for g in groups])
+    n_groups = max(len(r) for r in rows)
+    out = []
+    for g in range(n_groups):
+        parts = [r[g] if g < len(r) else np.zeros(1, dtype=np.int32) for r in rows]
+        if g == 0:
+            parts = [p + np.int32(spec.damage_bonus[i // 2]) for i, p in enumerate(parts)]
+        width = max(p.size for p in parts)
+        flat = np.zeros((len(parts), width), dtype=np.int32)
+        for i, p in enumerate(parts):
+            flat[i, :p.size] = p
+        out.append((flat.ravel(), np.array([p.size for p in parts], dtype=np.int64), width))
     return out
 
 
@@ -215,3 +262,50 @@ def _record(out: dict, spec: FightSpec, rnd: int, hp: np.ndarray, dying: np.ndar
     out["expected_deaths_sum"] += per_fight.sum()
     out["expected_deaths_sumsq"] += (per_fight ** 2).sum()
     out["creatures_down_sum"] += (hp[:, p:] <= 0).sum()
+
+
+def python_fights(n: int, rnd, spec: FightSpec) -> dict[str, int]:
+    """The same fights in a plain Python loop with ``rnd.randint`` (a :class:`random.Random`).
+
+    The benchmark's pure-Python comparison, and an independent check of :func:`fight_sampler`
+    (tests compare the two statistically). Returns party_wins, creature_wins, draws, rounds_sum.
+    """
+    c, p = spec.hp.size, spec.pcs
+    faces = [[int(f) for f in row if f > 0] for row in spec.faces]
+    out = {"party_wins": 0, "creature_wins": 0, "draws": 0, "rounds_sum": 0}
+    for _ in range(n):
+        hp = [int(h) for h in spec.hp]
+        tie = [rnd.random() if spec.random_ties else 0.0 for _ in range(c)]
+        order = sorted(range(c), key=lambda i: (-int(spec.init[i]), tie[i], i))
+        rounds = spec.max_rounds
+        for r in range(1, spec.max_rounds + 1):
+            for a in order:
+                if hp[a] <= 0:
+                    continue
+                foes = [i for i in range(c) if spec.side[i] != spec.side[a] and hp[i] > 0]
+                if spec.policy[int(spec.side[a])] == WEAKEST:
+                    foes.sort(key=lambda i: (hp[i], i))
+                else:
+                    rnd.shuffle(foes)
+                for t in foes[:int(spec.targets[a])]:
+                    roll = rnd.randint(1, spec.die)
+                    crit = roll == spec.critical_success
+                    need = (spec.defences[t, spec.attack_defence[a]] - spec.attack[a]
+                            - spec.adjust[a, t])
+                    if crit or (roll != spec.critical_failure and roll >= need):
+                        times = spec.crit_dice if crit else 1
+                        dmg = sum(rnd.randint(1, f) for f in faces[a] * times)
+                        hp[t] -= max(dmg + int(spec.damage_bonus[a]), spec.minimum_damage)
+            party_up = any(h > 0 for h in hp[:p])
+            foes_up = any(h > 0 for h in hp[p:])
+            if not (party_up and foes_up):
+                rounds = r
+                break
+        out["rounds_sum"] += rounds
+        if party_up and not foes_up:
+            out["party_wins"] += 1
+        elif not party_up:
+            out["creature_wins"] += 1
+        else:
+            out["draws"] += 1
+    return out
