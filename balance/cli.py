@@ -101,13 +101,15 @@ def _report(args) -> int:
     rules = load(files) if files else None
     out = args.out or Path("reports") / report_name(files[-1] if files else None)
     path = build_report(rules, out=out, lang=args.lang, trials=args.trials, seed=args.seed,
-                        workers=args.workers, progress=False if args.quiet else None)
+                        workers=args.workers, progress=False if args.quiet else None,
+                        topics=args.sections)
     print(f"{path / 'index.html'}  ({time.perf_counter() - start:.1f} s)")
     return 0
 
 
 def _register_report(sub) -> None:
     from .report.bundle import DEFAULT_SEED, DEFAULT_TRIALS
+    from .report.topics import TOPICS
 
     p = sub.add_parser(
         "report", help="write the balance report (HTML + Markdown) of a rule set",
@@ -123,6 +125,8 @@ def _register_report(sub) -> None:
     p.add_argument("--seed", type=int, default=DEFAULT_SEED,
                    help=f"seed of every Monte Carlo figure (default {DEFAULT_SEED})")
     p.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    p.add_argument("--sections", nargs="+", choices=TOPICS, metavar="SECTION",
+                   help=f"only these sections ({', '.join(TOPICS)}; default: all)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_report)
 

@@ -26,9 +26,9 @@ def render(results: dict, ctx: Context):
     figures = []
     for n in WOUNDS:
         ax = plots.injury_bands(surface, negative_hp=NEGATIVE_HP, wounds=n, lang=ctx.lang)
-        figures.append(figure_from_axes(f"{KEY}_bands_{n}", ax, ax.get_title()))
+        figures.append(figure_from_axes(f"{KEY}_bands_{n}", ax, ax.get_title("left")))
     ax = plots.injury_heatmap(surface, negative_hp=NEGATIVE_HP, wounds=WOUNDS[0], lang=ctx.lang)
-    figures.append(figure_from_axes(f"{KEY}_heatmap", ax, ax.get_title()))
+    figures.append(figure_from_axes(f"{KEY}_heatmap", ax, ax.get_title("left")))
     table = results["table"]
     name = "injury_fr" if ctx.lang == "fr" else "injury"
     shown = table[["low", "high", "modifier", name]].rename(

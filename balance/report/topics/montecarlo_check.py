@@ -38,5 +38,5 @@ def render(results: dict, ctx: Context):
     cols = [ctx.t("injury"), ctx.t("exact"), ctx.t("col_estimate"), ctx.t("col_ci")]
     return make_section(ctx, KEY, title="sec_mc", text_key="sec_mc_text",
                         rules_sections=RULES_SECTIONS, simulated=[sim],
-                        figures=(figure_from_axes(f"{KEY}_injuries", ax, ax.get_title()),),
+                        figures=(figure_from_axes(f"{KEY}_injuries", ax, ax.get_title("left")),),
                         tables=(Table(f"{KEY}_table", shown[cols].reset_index(drop=True)),))

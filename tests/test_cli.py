@@ -1,0 +1,194 @@
+"""The ``balance`` command line: exit codes, one-line errors, formats, help for every command."""
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from balance import cli
+
+
+def run(capsys, *argv):
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def command_paths() -> list[list[str]]:
+    parser = cli.build_parser()
+    paths = []
+    sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+    for name, p in sub.choices.items():
+        if name == "bench":
+            continue
+        paths.append([name])
+        for action in p._actions:
+            if action.__class__.__name__ == "_SubParsersAction":
+                paths += [[name, child] for child in action.choices]
+    return paths
+
+
+def test_death_query_matches_the_closed_form(capsys):
+    code, out, err = run(capsys, "death", "--seconds", "40", "--negative-hp", "6", "--wounds",
+                         "1", "--format", "json")
+    assert code == 0 and err == ""
+    (row,) = json.loads(out)
+    # k = 2 * 46 = 92; P = (100 - (176 - 92) + 1) / 100 = 0.17
+    assert row == {"seconds": 40, "negative_hp": 6, "wounds": 1, "death_probability": 0.17}
+
+
+def test_death_query_answers_every_combination_in_csv(capsys):
+    code, out, _ = run(capsys, "death", "--seconds", "0", "175", "--negative-hp", "1", "10",
+                       "--format", "csv")
+    frame = pd.read_csv(io.StringIO(out))
+    assert code == 0 and len(frame) == 4
+    assert list(frame.loc[frame.seconds == 175, "death_probability"]) == [1.0, 1.0]
+    assert list(frame.loc[frame.seconds == 0, "death_probability"]) == [0.0, 0.0]
+
+
+def test_death_query_with_a_variant(capsys):
+    code, out, _ = run(capsys, "death", "--seconds", "40", "--negative-hp", "6", "--wounds",
+                       "1", "--rules", "death_threshold_180", "--format", "json")
+    assert code == 0 and json.loads(out)[0]["death_probability"] == pytest.approx(0.13)
+
+
+def test_injuries_exact_and_simulated(capsys):
+    code, out, _ = run(capsys, "injuries", "--seconds", "5", "--negative-hp", "3",
+                       "--format", "csv")
+    frame = pd.read_csv(io.StringIO(out))
+    assert code == 0 and frame["probability"].sum() == pytest.approx(1.0)
+    # k = 8: faces 1..100 -> totals 9..108; Dazed (1..10) gets faces 1, 2
+    assert frame.set_index("injury").loc["Dazed", "probability"] == pytest.approx(0.02)
+    code, out, _ = run(capsys, "injuries", "--seconds", "5", "--negative-hp", "3", "--trials",
+                       "5000", "--seed", "1", "--format", "json")
+    rows = json.loads(out)
+    assert code == 0 and all(r["ci_low"] <= r["probability"] <= r["ci_high"] for r in rows)
+
+
+def test_test_and_negotiate(capsys):
+    code, out, _ = run(capsys, "test", "12", "--modifier", "2", "--format", "json")
+    assert code == 0 and json.loads(out)[0]["success_chance"] == pytest.approx(0.7)
+    code, out, _ = run(capsys, "test", "12", "--points", "--format", "csv")
+    frame = pd.read_csv(io.StringIO(out))
+    assert list(frame["points"]) == list(range(12 - 20, 12))
+    code, out, _ = run(capsys, "negotiate", "--psychology", "12", "--format", "json")
+    rows = json.loads(out)
+    best = [r["ask"] for r in rows if r["best"]]
+    assert code == 0 and best == [16.0]
+    code, out, _ = run(capsys, "negotiate", "--psychology", "12", "--ask", "20")
+    assert code == 0 and out.startswith("best ask: X = 16 %")
+
+
+def test_guide_and_percentile_queries(capsys):
+    code, out, err = run(capsys, "calibrate", "3/1", "1/2", "1/2", "--pcs", "4", "--format",
+                         "json")
+    assert code == 0
+    assert json.loads(out)[0]["calibration"] == "0" and json.loads(out)[0]["challenge"] == \
+        "Demanding"
+    code, out, _ = run(capsys, "tiers", "65", "--format", "json")
+    tiers = {r["tier"]: r["probability"] for r in json.loads(out)}
+    # rolls 1..100 at 65 %: critical 1..7, success 8..65, failure 66..98, fumble 99-100
+    assert tiers == pytest.approx({"critical": 0.07, "success": 0.58, "failure": 0.33,
+                                   "fumble": 0.02})
+
+
+def test_rules_check_lists_what_a_variant_changes(capsys, tmp_path):
+    variant = tmp_path / "v.toml"
+    variant.write_text("[injuries]\ndeath_threshold = 180\nautomatic_death_seconds = 170\n")
+    code, out, err = run(capsys, "rules", "check", str(variant), "--format", "json")
+    assert code == 0 and err == ""
+    assert json.loads(out) == [
+        {"key": "injuries.death_threshold", "bundled": "176", "variant": "180"},
+        {"key": "injuries.automatic_death_seconds", "bundled": "175", "variant": "170"}]
+    code, out, _ = run(capsys, "rules", "check", str(variant))
+    import balance as bl
+    assert bl.load_rules(variant).fingerprint in out
+
+
+def test_rules_show(capsys):
+    code, out, _ = run(capsys, "rules", "show", "injuries.death_threshold", "--format", "json")
+    assert code == 0 and json.loads(out) == 176
+    code, out, _ = run(capsys, "rules", "show", "negotiation", "--format", "csv")
+    frame = pd.read_csv(io.StringIO(out))
+    assert dict(zip(frame.key, frame.value))["negotiation.partial_divisor"] == "4"
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["death", "--seconds", "40", "--negative-hp", "0"], "negative_hp"),
+    (["death", "--seconds", "-1", "--negative-hp", "3"], "seconds"),
+    (["test", "twelve"], "characteristic"),
+    (["negotiate", "--psychology", "12", "--ask", "0"], "ask"),
+    (["treat", "--cunning", "12", "--injury", "Wek"], "Weak"),
+    (["tiers", "65", "--grade", "impossible"], "grade"),
+    (["calibrate", "3/0", "--pcs", "4"], "3/0"),
+    (["rules", "show", "injuries.nope"], "nope"),
+    (["report", "--lang", "de"], "lang"),
+    (["nosuchcommand"], "nosuchcommand"),
+])
+def test_bad_input_exits_2_with_one_line(capsys, argv, fragment):
+    with pytest.raises(SystemExit) as exc_info:
+        raise SystemExit(cli.main(argv))
+    assert exc_info.value.code == 2
+    out, err = capsys.readouterr()
+    assert err.startswith("balance: error: ") and err.count("\n") == 1
+    assert fragment in err and "Traceback" not in err
+
+
+def test_broken_rules_file_is_one_line_naming_the_file(capsys, tmp_path):
+    bad = tmp_path / "broken.toml"
+    bad.write_text("[injuries]\ndeath_treshold = 180\n")
+    code, out, err = run(capsys, "rules", "check", str(bad))
+    assert code == 2 and err.count("\n") == 1
+    assert "broken.toml" in err and "death_threshold" in err  # did-you-mean
+
+
+def test_help_for_every_command(capsys):
+    paths = command_paths()
+    names = {p[0] for p in paths}
+    assert {"report", "death", "injuries", "test", "negotiate", "tiers", "calibrate",
+            "rules"} <= names
+    for path in paths:
+        with pytest.raises(SystemExit) as exc_info:
+            cli.main([*path, "--help"])
+        assert exc_info.value.code == 0, path
+        out, _ = capsys.readouterr()
+        assert out.startswith("usage: balance " + " ".join(path)), path
+
+
+def test_main_help_and_no_command(capsys):
+    with pytest.raises(SystemExit) as exc_info:
+        cli.main(["--help"])
+    assert exc_info.value.code == 0
+    assert cli.main([]) == 2
+
+
+def test_missing_regression_module_is_skipped(monkeypatch):
+    monkeypatch.setitem(sys.modules, "balance.regression_cli", None)
+    parser = cli.build_parser()
+    sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+    assert "report" in sub.choices and "snapshot" not in sub.choices
+
+
+def test_other_import_errors_are_not_hidden(monkeypatch):
+    monkeypatch.setattr(cli, "COMMAND_MODULES", cli.COMMAND_MODULES + ("balance._no_such_cli",))
+    with pytest.raises(ModuleNotFoundError):
+        cli.build_parser()
+
+
+def test_report_command_writes_the_report(capsys, tmp_path):
+    code, out, err = run(capsys, "report", "--out", str(tmp_path / "r"), "--trials", "200",
+                         "--seed", "3", "--quiet", "--lang", "fr", "--sections", "death", "rescue")
+    assert code == 0 and (tmp_path / "r" / "index.html").is_file()
+    assert "index.html" in out
+    page = (tmp_path / "r" / "index.html").read_text(encoding="utf-8")
+    assert "<section id='rescue'>" in page and "<section id='d20'>" not in page
+
+
+def test_console_script_entry_point():
+    result = subprocess.run([sys.executable, "-c", "import sys; from balance.cli import main; "
+                             "sys.exit(main(['test', '25']))"], capture_output=True, text=True)
+    assert result.returncode == 0 and "1.0" in result.stdout

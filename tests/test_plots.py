@@ -1,0 +1,307 @@
+"""Every plot rendered with the Agg backend; assertions on what it shows (curves, data, labels).
+
+Expected values are computed here independently (closed forms, enumeration of die faces).
+"""
+from __future__ import annotations
+
+import itertools
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from matplotlib.collections import PolyCollection  # noqa: E402
+
+import balance as bl  # noqa: E402
+from balance.report import data  # noqa: E402
+
+RULES = bl.load_rules()
+
+
+def death_closed_form(seconds, negative_hp, wounds, threshold=176, wall=175):
+    """P(death) = clip((100 - (threshold - k) + 1) / 100, 0, 1), 1 from the wall (RULES.md 1.2)."""
+    k = (wounds + 1) * (np.asarray(seconds) + negative_hp)
+    p = np.clip((100 - (threshold - k) + 1) / 100, 0, 1)
+    return np.where(np.asarray(seconds) >= wall, 1.0, p)
+
+
+@pytest.fixture(scope="module")
+def surface():
+    return data.death_surface(negative_hp=[1, 10], wounds=[0, 1, 2, 3])
+
+
+def curves(ax):
+    """Data lines of an axes (not the wall, not markers-only lines)."""
+    return [ln for ln in ax.get_lines() if ln.get_gid() != "wall" and ln.get_linestyle() != "None"]
+
+
+def test_death_curves_one_curve_per_wounds_and_hp_with_the_wall(surface):
+    ax = bl.plots.death_curves(surface)
+    lines = curves(ax)
+    assert len(lines) == 4 * 2
+    walls = [ln for ln in ax.get_lines() if ln.get_gid() == "wall"]
+    assert len(walls) == 1 and walls[0].get_xdata()[0] == 175
+    for line, (n, hp) in zip(lines, itertools.product(range(4), [1, 10])):
+        x, y = line.get_xdata(), line.get_ydata()
+        assert x.min() == 0 and x.max() == 175
+        np.testing.assert_allclose(y, death_closed_form(x, hp, n), atol=1e-12)
+    assert ax.get_xlabel() == "Seconds at negative HP"
+    assert ax.get_ylabel() == "Probability of death"
+
+
+def test_death_curves_in_french_and_for_a_variant():
+    variant = RULES.updated({"injuries": {"automatic_death_seconds": 120}})
+    frame = data.death_surface(negative_hp=[5], wounds=[1], rules=variant)
+    ax = bl.plots.death_curves(frame, lang="fr", rules=variant)
+    assert ax.get_xlabel() == "Secondes à PV négatifs"
+    assert "1 blessure(s), -5 PV" in [t.get_text() for t in ax.get_legend().get_texts()]
+    wall = [ln for ln in ax.get_lines() if ln.get_gid() == "wall"][0]
+    assert wall.get_xdata()[0] == 120
+    (line,) = curves(ax)
+    np.testing.assert_allclose(line.get_ydata(),
+                               death_closed_form(line.get_xdata(), 5, 1, wall=120))
+
+
+def test_death_curves_overlay_two_rule_sets_on_one_axes():
+    variant = RULES.updated({"injuries": {"death_threshold": 180}})
+    a = data.death_surface(negative_hp=[5], wounds=[0, 1])
+    b = data.death_surface(negative_hp=[5], wounds=[0, 1], rules=variant)
+    ax = bl.plots.death_curves(a, label="A: ")
+    bl.plots.death_curves(b, ax=ax, linestyle="--", label="B: ")
+    lines = curves(ax)
+    assert len(lines) == 4
+    assert [ln.get_linestyle() for ln in lines] == ["-", "-", "--", "--"]
+    np.testing.assert_allclose(lines[3].get_ydata(),
+                               death_closed_form(lines[3].get_xdata(), 5, 1, threshold=180))
+
+
+def test_injury_bands_stack_to_one_with_french_names(surface):
+    ax = bl.plots.injury_bands(surface, negative_hp=10, wounds=1, lang="fr")
+    polys = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    assert len(polys) == 5  # 0 / -5 / -10 / -15 / death
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels == ["modificateur de test 0", "modificateur de test -5",
+                      "modificateur de test -10", "modificateur de test -15", "Mort"]
+    death = polys[-1].get_paths()[0].vertices
+    # death band at 40 s with 1 wound and -10 HP: k = 2 * 50 = 100 -> P = 25 / 100,
+    # drawn from 0.75 up to 1
+    at_40 = sorted(set(np.round(death[death[:, 0] == 40][:, 1], 12)))
+    assert at_40 == [0.75, 1.0]
+    assert ax.get_xlabel() == "Secondes à PV négatifs"
+
+
+def test_injury_heatmap_has_every_row_and_the_table_order(surface):
+    ax = bl.plots.injury_heatmap(surface, negative_hp=1, wounds=0, lang="fr")
+    (image,) = ax.get_images()
+    rows = len(RULES["injuries"]["table"]) + 1
+    assert image.get_array().shape == (rows, 176)
+    ticks = [t.get_text() for t in ax.get_yticklabels()]
+    assert ticks[0] == "Étourdi" and ticks[-1] == "Mort"
+    # column of 0 s, -1 HP, no wound: k = 1, faces 1..100 -> totals 2..101
+    col = np.asarray(image.get_array())[:, 0]
+    assert np.isclose(col[0], 9 / 100) and np.isclose(col.sum(), 1.0)
+
+
+def test_d20_plots_match_the_enumeration():
+    table = data.d20_table(range(0, 22))
+    ax = bl.plots.d20_success(table)
+    (line,) = ax.get_lines()
+    expected = [sum(1 for f in range(1, 21) if f <= c) / 20 for c in range(0, 22)]
+    np.testing.assert_allclose(line.get_ydata(), expected)
+    ax = bl.plots.sp_distribution(table, lang="fr")
+    (image,) = ax.get_images()
+    arr = np.asarray(image.get_array())
+    assert arr.shape == (21, 22)  # S.P. 0..20 x characteristic 0..21
+    # C' = 12: S.P. 0..11 each 1/20
+    assert np.allclose(arr[:12, 12], 0.05) and np.allclose(np.nan_to_num(arr[12:, 12]), 0)
+    assert ax.get_ylabel() == "Points de Réussite (P.R.)"
+
+
+@pytest.mark.parametrize("value", ["chance", "expected_hours"])
+def test_treatment_curves_one_per_band(value):
+    table = bl.treatment.cure_table()
+    ax = bl.plots.treatment_curves(table, level="light", value=value, lang="fr")
+    lines = ax.get_lines()
+    assert len(lines) == 4
+    x, y = lines[0].get_xdata(), lines[0].get_ydata()  # band 0, Cunning + 2
+    p = np.clip(x + 2, 0, 20) / 20
+    if value == "chance":
+        np.testing.assert_allclose(y, p)
+    else:  # 1 minute, then one attempt an hour: (1 + 60 (1 - p) / p) / 60 hours
+        np.testing.assert_allclose(y, (1 + 60 * (1 - p) / p) / 60)
+        assert ax.get_yscale() == "log"
+    assert ax.get_title("left") == "Soin léger"
+
+
+def expected_change(psychology: int, ask: float) -> float:
+    total = 0.0
+    for face in range(1, 21):
+        sp = psychology - face
+        if sp < 0 or sp < ask / 4:
+            continue
+        total += ask if sp >= ask / 2 else sp
+    return total / 20
+
+
+def test_negotiation_curves_mark_the_best_ask():
+    table = data.negotiation_table([8, 12])
+    ax = bl.plots.negotiation_curves(table)
+    lines = [ln for ln in ax.get_lines() if ln.get_marker() != "*"]
+    stars = [ln for ln in ax.get_lines() if ln.get_marker() == "*"]
+    assert len(lines) == 2 and len(stars) == 2
+    for line, star, psy in zip(lines, stars, (8, 12)):
+        asks = line.get_xdata()
+        np.testing.assert_allclose(line.get_ydata(), [expected_change(psy, a) for a in asks])
+        best = max(range(1, 200), key=lambda a: (expected_change(psy, a), -a))
+        assert star.get_xdata()[0] == best
+    assert ax.get_xlabel() == "Ask X (%)"
+
+
+def test_negotiation_rules_compares_psychology_and_charisma():
+    table = data.negotiation_rules_table()
+    ax = bl.plots.negotiation_rules(table, lang="fr")
+    psy, cha = ax.get_lines()
+    # Charisma modifier 0, difficulty 14, 200 NX: faces 14..19 -> 150, 20 -> 100, else 200
+    expected_price = (13 * 200 + 6 * 150 + 1 * 100) / 20
+    i = list(table[table.rule == "charisma"].value).index(0)
+    assert np.isclose(cha.get_ydata()[i], 100 * (200 - expected_price) / 200)
+    assert np.isclose(cha.get_xdata()[i], 7 / 20)
+    assert psy.get_xdata().max() == 1.0
+    assert ax.get_title("left") == "Règle de Psychologie vs règle de Charisme"
+
+
+def test_mc_check_draws_intervals_and_exact_values():
+    sim = bl.injuries.simulate(40, 6, 1, trials=20_000, seed=3, progress=False)
+    exact = bl.injuries.injury_distribution(40, 6, 1)
+    ax = bl.plots.mc_check(sim.table, exact)
+    crosses = [ln for ln in ax.get_lines() if ln.get_marker() == "x"]
+    np.testing.assert_allclose(crosses[0].get_ydata(), exact["probability"])
+    assert len(ax.get_xticklabels()) == len(exact)
+
+
+@pytest.fixture(scope="module")
+def rescue_curve():
+    return bl.rescue.curve(times=range(0, 176, 25), negative_hp="3", wounds=[0, 2],
+                           trials=20_000, seed=5, progress=False)
+
+
+def test_rescue_curves_bands_and_exact(rescue_curve):
+    ax = bl.plots.rescue_curves(rescue_curve, lang="fr")
+    bands = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    assert len(bands) == 2
+    solid = [ln for ln in ax.get_lines() if ln.get_linestyle() == "-" and ln.get_gid() != "wall"]
+    dotted = [ln for ln in ax.get_lines() if ln.get_linestyle() == ":"]
+    assert len(solid) == 2 and len(dotted) == 2
+    # exact curve: support of 1 A.P. completes 1 s after arrival
+    x = dotted[1].get_xdata()
+    np.testing.assert_allclose(dotted[1].get_ydata(), death_closed_form(x + 1, 3, 2))
+    assert ax.get_xlabel() == "Arrivée du secouriste après (secondes)"
+    assert "2 blessure(s)" in [t.get_text() for t in ax.get_legend().get_texts()]
+
+
+def test_interval_curves_fills_each_band(rescue_curve):
+    ax = bl.plots.interval_curves(rescue_curve, "arrival", group="wounds")
+    bands = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    assert len(bands) == 2 and len(ax.get_lines()) == 2
+    lows = rescue_curve[rescue_curve.wounds == 0]["ci_low"]
+    assert bands[0].get_paths()[0].vertices[:, 1].min() == pytest.approx(lows.min())
+
+
+@pytest.fixture(scope="module")
+def campaign():
+    return bl.campaign.simulate(fights=4, knockout_chance=0.5, arrival="40", negative_hp="5",
+                                trials=4_000, seed=2, progress=False)
+
+
+def test_campaign_plots(campaign):
+    ax = bl.plots.campaign_deaths(campaign, lang="fr")
+    (line,) = ax.get_lines()
+    np.testing.assert_allclose(line.get_xdata(), [1, 2, 3, 4])
+    np.testing.assert_allclose(line.get_ydata(), campaign.table["probability"])
+    assert np.all(np.diff(line.get_ydata()) >= 0)  # cumulative
+    assert ax.get_xlabel() == "Combat"
+    ax = bl.plots.wound_burden(campaign)
+    polys = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert len(polys) == len(labels) and labels[-1] == "dead"
+    ax = bl.plots.knockout_risk(campaign)
+    assert ax.get_ylabel() == "Probability of death"
+
+
+def test_percentile_tier_and_grade_plots():
+    table = bl.percentile.tier_table(range(1, 101))
+    ax = bl.plots.grade_curves(table, lang="fr")
+    lines = ax.get_lines()
+    assert len(lines) == 7
+    assert [t.get_text() for t in ax.get_legend().get_texts()][3] == "Difficile"
+    standard = lines[2]
+    # Standard grade, skill s <= 100: success or critical = rolls 1..max(s, 5), not 96..100
+    expected = [len([r for r in range(1, 101) if (r <= s or r <= 5) and r < 96]) / 100
+                for s in range(1, 101)]
+    np.testing.assert_allclose(standard.get_ydata(), expected)
+    ax = bl.plots.tier_curves(table, grade="Standard", lang="fr")
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == \
+        ["Maladresse", "Échec", "Réussite", "Réussite critique"]
+    assert ax.get_title("left") == "Niveaux de résultat, degré Standard"
+
+
+def test_opposed_heatmap_and_duels():
+    opposed = data.opposed_table([20, 50, 80])
+    ax = bl.plots.opposed_heatmap(opposed)
+    (image,) = ax.get_images()
+    arr = np.asarray(image.get_array())
+    assert arr.shape == (3, 3)
+    assert arr[2, 0] > 0.5 > arr[0, 2]  # 80 vs 20 wins more often than 20 vs 80
+    duels = bl.percentile.duel_table([40, 70], trials=300, seed=1)
+    ax = bl.plots.duel_gap(duels)
+    lines = [ln for ln in ax.get_lines() if ln.get_linestyle() == "-"]
+    assert len(lines) == 2
+    gaps = sorted(set(np.concatenate([ln.get_xdata() for ln in lines])))
+    assert gaps == [-30, 0, 30]
+
+
+def test_attribute_distribution_bars_match_enumeration():
+    dist = bl.percentile.human_distribution("action_points")
+    ax = bl.plots.attribute_distribution(dist, lang="fr")
+    heights = [p.get_height() for p in ax.patches]
+    # INT 2d6+6 + DEX 3d6: <= 12 -> 1, 13..24 -> 2, 25..36 -> 3
+    counts = {1: 0, 2: 0, 3: 0}
+    for dice in itertools.product(range(1, 7), repeat=5):
+        total = sum(dice) + 6
+        counts[1 if total <= 12 else 2 if total <= 24 else 3] += 1
+    np.testing.assert_allclose(heights, [counts[k] / 6**5 for k in (1, 2, 3)])
+    assert ax.get_title("left") == "Points d'action des humains tirés au sort"
+
+
+def test_plots_accept_an_axes_and_return_it():
+    from matplotlib.figure import Figure
+
+    ax = Figure().add_subplot()
+    assert bl.plots.d20_success(data.d20_table([5, 10]), ax=ax) is ax
+
+
+@pytest.mark.parametrize("call", [
+    lambda: bl.plots.d20_success(data.d20_table([5]), lang="de"),
+    lambda: bl.plots.death_curves(data.death_surface(negative_hp=[5], wounds=[0]), lang="es"),
+])
+def test_unknown_language_names_the_argument(call):
+    with pytest.raises(ValueError, match="lang"):
+        call()
+
+
+def test_missing_state_is_a_clear_error(surface):
+    with pytest.raises(ValueError, match="negative_hp"):
+        bl.plots.death_curves(surface, negative_hp=[7])
+    with pytest.raises(ValueError, match="level"):
+        bl.plots.treatment_curves(bl.treatment.cure_table(), level="medium")
+
+
+def test_labels_exist_in_both_languages():
+    import tomllib
+    from importlib import resources
+
+    raw = tomllib.loads((resources.files("balance.report") / "labels.toml").read_text("utf-8"))
+    missing = [k for k, v in raw.items() if not v.get("en") or not v.get("fr")]
+    assert missing == []

@@ -1,0 +1,155 @@
+"""The balance report: built on small trial counts into a temporary folder; self-contained HTML,
+every section, French labels, provenance of every section, atomic writes."""
+from __future__ import annotations
+
+import re
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import pytest  # noqa: E402
+
+import balance as bl  # noqa: E402
+from balance.report import build, topics  # noqa: E402
+from balance.report.labels import text  # noqa: E402
+from balance.report.model import Section, Table  # noqa: E402
+
+TRIALS = 2_000
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory):
+    root = tmp_path_factory.mktemp("reports")
+    en = bl.report.build_report(out=root / "en", trials=TRIALS, seed=7, progress=False)
+    fr = bl.report.build_report(out=root / "fr", lang="fr", trials=TRIALS, seed=7,
+                                progress=False)
+    return {"en": en, "fr": fr, "root": root}
+
+
+def html_of(path) -> str:
+    return (path / "index.html").read_text(encoding="utf-8")
+
+
+def expected_sections() -> list[str]:
+    modules, _ = topics.available_topics()
+    return [m.KEY for m in modules]
+
+
+def test_report_files(reports):
+    path = reports["en"]
+    assert (path / "index.html").is_file() and (path / "report.md").is_file()
+    md = (path / "report.md").read_text(encoding="utf-8")
+    linked = re.findall(r"!\[[^\]]*\]\((figures/[^)]+\.png)\)", md)
+    assert linked, "report.md links no figure"
+    for rel in linked:
+        assert (path / rel).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert sorted(p.name for p in (path / "figures").iterdir()) == \
+        sorted(rel.split("/")[1] for rel in linked)
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_html_is_self_contained(reports, lang):
+    page = html_of(reports[lang])
+    assert not re.search(r"(?i)https?://", page)
+    assert not re.search(r"(?i)//[a-z0-9.-]+\.[a-z]{2,}/", page)  # protocol-relative URLs
+    for attr, value in re.findall(r"""(?i)\b(src|href)\s*=\s*['"]([^'"]*)['"]""", page):
+        if attr.lower() == "src":
+            assert value.startswith("data:image/png;base64,"), value[:40]
+        else:
+            assert value.startswith("#"), value
+    assert "<script" not in page.lower() and "<link" not in page.lower()
+    assert "@import" not in page and "url(" not in page
+
+
+def test_every_section_is_there_with_its_provenance(reports):
+    page = html_of(reports["en"])
+    keys = expected_sections()
+    assert {"death", "injuries", "d20", "treatment", "negotiation", "assumptions"} <= set(keys)
+    fingerprint = bl.load_rules().fingerprint
+    for key in keys:
+        match = re.search(rf"<section id='{key}'>(.*?)</section>", page, re.S)
+        assert match, f"section {key} missing"
+        body = match.group(1)
+        assert fingerprint in body
+        assert "Assumed values this section depends on" in body
+    for key in ("montecarlo_check", "rescue", "campaign"):
+        if key in keys:
+            body = re.search(rf"<section id='{key}'>(.*?)</section>", page, re.S).group(1)
+            assert f"{TRIALS:,}" in body and "seed</b>: 7" in body
+            assert "95 %" in body
+    # the death section names its assumed value
+    death = re.search(r"<section id='death'>(.*?)</section>", page, re.S).group(1)
+    assert "injuries.hp_loss_per_second = 0" in death
+
+
+def test_french_report(reports):
+    page = html_of(reports["fr"])
+    assert "<html lang='fr'>" in page
+    assert text("sec_death", "fr") in page
+    assert "Étourdi" in page and "La fin est proche" in page  # injury names from the rules
+    assert "Valeurs supposées dont dépend cette section" in page
+    assert text("sec_death", "en") not in page
+    md = (reports["fr"] / "report.md").read_text(encoding="utf-8")
+    assert md.startswith("# Rapport d'équilibrage")
+
+
+def test_report_for_a_variant_names_its_folder_and_fingerprint(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    path = bl.report.build_report("death_threshold_180", trials=200, seed=1, progress=False,
+                                  topics=["death", "assumptions"])
+    assert path == (tmp_path / "reports" / "death_threshold_180").resolve()
+    page = html_of(path)
+    assert bl.load_rules("death_threshold_180").fingerprint in page
+    assert "<section id='injuries'>" not in page
+
+
+def fail_in_render(monkeypatch):
+    from balance.report.topics import negotiation
+
+    def boom(results, ctx):
+        raise RuntimeError("injected failure while rendering")
+
+    monkeypatch.setattr(negotiation, "render", boom)
+
+
+def test_a_failed_build_leaves_nothing(tmp_path, monkeypatch):
+    fail_in_render(monkeypatch)
+    with pytest.raises(RuntimeError, match="injected"):
+        bl.report.build_report(out=tmp_path / "rep", trials=200, seed=1, progress=False,
+                               topics=["death", "negotiation"])
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_failed_write_keeps_the_previous_report(tmp_path):
+    out = tmp_path / "rep"
+    build.write_report(out, {"index.html": "old", "figures/a.png": b"\x89PNG"})
+    with pytest.raises(TypeError):
+        build.write_report(out, {"index.html": "new", "figures/b.png": object()})
+    assert (out / "index.html").read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["rep"]  # no temp leftovers
+    build.write_report(out, {"index.html": "new"})
+    assert (out / "index.html").read_text() == "new" and not (out / "figures").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["rep"]
+
+
+def test_render_html_reuses_sections_as_data():
+    import pandas as pd
+
+    section = Section(key="diff", title="A <vs> B", text="two rule sets",
+                      tables=(Table("t", pd.DataFrame({"metric": ["x"], "a": ["1.0 %"]})),),
+                      provenance=(("Rules", "abc"),), assumed=("k = 1",))
+    page = bl.report.render_html([section], {"title": "Diff", "Rules A": "abc"}, "en")
+    assert "A &lt;vs&gt; B" in page and "<td class='num'>1.0 %</td>" in page
+    md, files = bl.report.render_markdown([section], {"title": "Diff"}, "fr")
+    assert "| metric | a |" in md and files == {}
+
+
+def test_bad_arguments_are_one_line_value_errors(tmp_path):
+    with pytest.raises(ValueError, match="lang"):
+        bl.report.build_report(out=tmp_path / "x", lang="de")
+    with pytest.raises(ValueError, match="trials"):
+        bl.report.build_report(out=tmp_path / "x", trials=0, progress=False)
+    with pytest.raises(ValueError, match="topics"):
+        bl.report.build_report(out=tmp_path / "x", topics=["nope"], progress=False)
+    assert list(tmp_path.iterdir()) == []
