@@ -183,8 +183,8 @@ class MCResult:
         for key, arr in self.totals.items():
             for cell in np.ndindex(arr.shape):
                 value = arr[cell]
-                rows.append((key, cell[0] if len(cell) == 1 else cell, value.item(),
-                             value / self.trials))
+                label = None if not cell else cell[0] if len(cell) == 1 else cell
+                rows.append((key, label, value.item(), value / self.trials))
         frame = pd.DataFrame(rows, columns=["key", "cell", "total", "per_trial"])
         frame["trials"] = self.trials
         frame["label"] = self.label

@@ -285,6 +285,18 @@ def test_errors_and_interrupts_terminate_helpers(sampler, error):
     assert all(_gone(pid) for pid in pids)
 
 
+def test_notebook_style_samplers_travel_by_value_and_unpicklable_ones_are_refused():
+    import threading
+    _warm_helper()  # so that a helper really unpickles the lambda (it gets the first chunk)
+    lam = lambda n, rng: {"six": np.count_nonzero(rng.integers(1, 7, size=n) == 6)}  # noqa: E731
+    assert same(run(lam, 3 * BLOCK_SIZE, seed=4, workers=2, chunk_size=1),
+                run(lam, 3 * BLOCK_SIZE, seed=4))
+    lock = threading.Lock()
+    with pytest.raises(ValueError, match="sampler must be picklable"):
+        run(lambda n, rng: {"n": n, "lock": 0 * lock.locked()}, 3 * BLOCK_SIZE, workers=2,
+            chunk_size=1)
+
+
 def test_shutdown_workers():
     run(faces, 4 * BLOCK_SIZE, seed=1, workers=2, chunk_size=1)
     montecarlo.shutdown_workers()
