@@ -200,3 +200,21 @@ def test_casting_checklist():
     assert P.casting_conditions(wound="serious", willpower_passed=False)["grade_steps"] == 2
     assert not P.casting_conditions(wound="major")["can_cast"]
     assert not P.casting_conditions(dominated=True)["can_cast"]
+
+
+# -- variants ----------------------------------------------------------------------------------
+def test_variant_bands_are_validated_and_used():
+    base = bl.load_rules()
+    table = [{"low": 0, "high": 10, "value": 1}, {"low": 11, "value": 2, "step": 10,
+                                                     "increment": 1}]
+    rules = base.updated({"percentile": {"action_points": {"table": table}}})
+    assert [P.action_points(x, rules=rules) for x in (10, 11, 20, 21, 31)] == [1, 2, 2, 3, 4]
+    gap = [{"low": 0, "high": 10, "value": 1}, {"low": 12, "value": 2}]
+    with pytest.raises(bl.RulesError, match="gap"):
+        base.updated({"percentile": {"action_points": {"table": gap}}})
+    assert "percentile.weapons" in set(base.assumptions["key"])
+
+
+def test_average_human_comes_from_the_dice():
+    assert P.average_human() == {"STR": 11, "CON": 11, "SIZ": 13, "DEX": 11, "INT": 13,
+                                 "POW": 11, "CHA": 11}

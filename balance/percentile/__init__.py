@@ -16,7 +16,7 @@ from .contests import contest_skills, differential, effects_won, opposed, oppose
 from .duel_tables import duel, duel_table, weapon_matchups
 from .duels import DuelSpec, duel_sampler, duel_spec
 from .exchange import exchange
-from .fighters import Fighter, combatant, weapon_size
+from .fighters import Fighter, average_human, combatant, weapon_size
 from .locations import hit_locations, location_of
 from .magic import (abilities_known, best_source, casting_conditions, location_source,
                     veneration_source)
@@ -36,7 +36,8 @@ __all__ = [
     "sample_humans", "hit_locations", "location_of",
     # 3.3 combat rules and duels
     "initiative", "parry_blocked", "knockback_metres", "harder_grade", "charge",
-    "combatant", "Fighter", "weapon_size", "exchange", "duel_spec", "DuelSpec", "duel_sampler",
+    "combatant", "Fighter", "weapon_size", "average_human", "exchange", "duel_spec", "DuelSpec",
+    "duel_sampler",
     "duel", "duel_table", "weapon_matchups",
     # magic
     "abilities_known", "best_source", "location_source", "veneration_source",

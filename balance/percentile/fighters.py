@@ -7,6 +7,7 @@
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -18,10 +19,14 @@ from ._common import RulesLike, ceil_div, check_skill, section
 from ._common import grade as find_grade
 from . import characteristics as ch
 
-__all__ = ["Fighter", "combatant", "weapon_size", "AVERAGE_HUMAN"]
+__all__ = ["Fighter", "combatant", "weapon_size", "average_human"]
 
-#: characteristics of the default combatant: the 3d6 / 2d6+6 averages, rounded up
-AVERAGE_HUMAN = {"STR": 11, "CON": 11, "SIZ": 13, "DEX": 11, "INT": 13, "POW": 11, "CHA": 11}
+def average_human(rules: RulesLike = None) -> dict[str, int]:
+    """Characteristics of the default combatant: the mean of each human's dice, rounded up
+    (3d6 -> 11, 2d6+6 -> 13)."""
+    humans = section(rules)["humans"]
+    return {c: math.ceil(dice.parse(humans[c]).mean)
+            for c in section(rules)["characteristics"]["names"]}
 
 
 @dataclass(frozen=True)
@@ -112,14 +117,14 @@ def combatant(combat_style: int, *, weapon: object = "broadsword", shield: objec
     armour_enc : int
         Armour ENC: initiative penalty ``ceil(ENC / 5)``.
     characteristics : mapping, optional
-        STR, CON, SIZ, DEX, INT, POW, CHA (missing ones: the human averages 11 / 13).
+        STR, CON, SIZ, DEX, INT, POW, CHA (missing ones: :func:`average_human`, 11 / 13).
     action_points, evade, endurance : int, optional
         Overrides of the derived values (INT+DEX bands, DEX x 2, CON x 2).
     """
     rules = resolve(rules)
     sec = section(rules)
     style = check_skill("combat_style", combat_style)
-    chars = dict(AVERAGE_HUMAN)
+    chars = average_human(rules)
     if characteristics is not None:
         if not isinstance(characteristics, Mapping):
             raise ValueError(f"characteristics must be a mapping such as {{'STR': 12}}, "
