@@ -244,7 +244,11 @@ def _turn(s: _State, idx: np.ndarray, a: np.ndarray, rnd: int, c: _Compiled, rul
     s.ap[a, idx] -= 1
     stunned = s.stun[a, idx] > 0
     s.stun[a[stunned], idx[stunned]] -= 1
-    rising = ~stunned & s.prone[a, idx] & ~s.lame[a, idx] & (c.stand_turns > 0)
+    can_rise = s.prone[a, idx] & ~s.lame[a, idx]
+    if c.stand_turns == 0:          # standing up is free: up, then act
+        s.prone[a[can_rise], idx[can_rise]] = False
+        can_rise[:] = False
+    rising = ~stunned & can_rise
     s.prone[a[rising], idx[rising]] = False
     go = ~stunned & ~rising
     if go.any():
