@@ -171,7 +171,7 @@ def check_command(args) -> int:
                       independent=args.independent, alpha=args.alpha,
                       tolerances=_tolerances(args) or None)
     except (ValueError, OSError) as exc:
-        print(f"balance check: error: {_one_line(exc)}", file=sys.stderr)
+        print(f"balance: error: {_one_line(exc)}", file=sys.stderr)
         return 2
     print(format_table(frame, only_moved=not args.all))
     return 1 if frame["moved"].any() else 0
@@ -190,7 +190,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.func(args)
     except (ValueError, OSError) as exc:
-        print(f"balance {args.command}: error: {_one_line(exc)}", file=sys.stderr)
+        print(f"balance: error: {_one_line(exc)}", file=sys.stderr)
         return 2
 
 

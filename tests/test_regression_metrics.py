@@ -87,6 +87,7 @@ def test_negotiation_price_follows_the_rule_key():
     expected = (200 + 10 * 200 + 8 * 150 + 100) / 20
     charisma = bl.load_rules("charisma_negotiation")
     assert value("negotiation.price@200NX", charisma).value == pytest.approx(expected) == 175
+    assert value("economy.charisma_price@200NX,CHA+2,DC14").value == pytest.approx(expected)
     with pytest.raises(ValueError, match="negotiation.rule"):
         value("negotiation.price@200NX", bl.load_rules().updated({"negotiation": {"rule": "dice"}}))
 

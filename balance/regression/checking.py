@@ -52,7 +52,7 @@ def _change(value: float, unit: str) -> str:
     return f"{value:+.3g} {unit}"
 
 
-def format_table(frame: pd.DataFrame, *, only_moved: bool = True, width: int = 44) -> str:
+def format_table(frame: pd.DataFrame, *, only_moved: bool = True, width: int = 50) -> str:
     """A plain-text table of the comparison: what moved (or every metric), by how much."""
     rows = frame[frame["moved"]] if only_moved else frame
     a = frame.attrs

@@ -76,6 +76,11 @@ def metrics() -> list[Metric]:
         Metric("economy.resale@200NX", "what a merchant pays for a 200 NX item", "NX", "exact",
                "scalar", lambda r: Measurement(float(economy.resale_price(200, rules=r))),
                section="economy"),
+        Metric("economy.charisma_price@200NX,CHA+2,DC14",
+               "expected price paid for a 200 NX item by Charisma negotiation, CHA +2 vs 14",
+               "NX", "exact", "scalar",
+               lambda r: Measurement(float(economy.charisma_negotiation(
+                   200, 2, 14, rules=r)["expected_price"])), section="economy, guide.checks"),
         Metric("economy.charisma_outcomes@CHA+2,DC14",
                "Charisma negotiation outcomes, CHA +2 vs difficulty 14", "probability",
                "exact", "distribution", _charisma, section="economy, guide.checks"),
