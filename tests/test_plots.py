@@ -305,3 +305,19 @@ def test_labels_exist_in_both_languages():
     raw = tomllib.loads((resources.files("balance.report") / "labels.toml").read_text("utf-8"))
     missing = [k for k, v in raw.items() if not v.get("en") or not v.get("fr")]
     assert missing == []
+
+
+def test_calibration_rates_show_every_encounter_with_named_levels():
+    check = bl.fights.calibration_check(levels=(3,), calibrations=(-2, 0, 2),
+                                        families=(("Wolf",),), trials=200, seed=1)
+    ax = bl.plots.calibration_rates(check, lang="fr")
+    (line,) = [ln for ln in ax.get_lines() if ln.get_linestyle() == "-"]
+    np.testing.assert_allclose(line.get_xdata(), [-2, 0, 2])
+    np.testing.assert_allclose(line.get_ydata(), check.table["party_win_rate"])
+    names = [t.get_text() for t in ax.child_axes[0].get_xticklabels()]
+    assert names == ["Facile", "Gérable", "Exigeant", "Intense", "Impossible"]
+    assert ax.get_ylabel() == "Taux de victoire du groupe"
+    ax = bl.plots.calibration_rates(check.table, metric="knockout_rate")
+    assert ax.get_ylabel() == "Share of PCs knocked out"
+    with pytest.raises(ValueError, match="metric"):
+        bl.plots.calibration_rates(check, metric="wins")

@@ -12,6 +12,7 @@ from __future__ import annotations
 from ._style import PALETTE
 from .core import (d20_success, death_curves, injury_bands, injury_heatmap, mc_check,
                    negotiation_curves, negotiation_rules, sp_distribution, treatment_curves)
+from .encounters import calibration_rates
 from .intervals import interval_curves
 from .percentile import (attribute_distribution, duel_gap, grade_curves, opposed_heatmap,
                          tier_curves)
@@ -22,7 +23,7 @@ __all__ = ["PALETTE", "death_curves", "injury_bands", "injury_heatmap", "d20_suc
            "mc_check",
            "interval_curves", "rescue_curves", "campaign_deaths", "wound_burden",
            "knockout_risk", "tier_curves", "grade_curves", "opposed_heatmap", "duel_gap",
-           "attribute_distribution", "save"]
+           "attribute_distribution", "calibration_rates", "save"]
 
 
 def save(ax, path, **options) -> None:
