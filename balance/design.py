@@ -9,7 +9,7 @@ that does not exist, a value that is not an integer) raises at once.
 >>> r = bl.design.check_ancestry(STR=2, DEX=2, CON=-1, adaptability=1)
 >>> r.ok, r.total, r.free_points
 (True, 3, 0)
->>> bl.design.check_class(STR=4).problems
+>>> bl.design.check_class(STR=4, DEX=-1).problems
 ('STR = +4 is above the maximum +3 by 1',)
 """
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 >>> import balance as bl
 >>> sim = bl.fights.simulate(["Wolf", "Wolf", "Wolf", "Wolf"], trials=20_000, seed=1)
->>> sim.table.set_index("metric").loc["party_win_rate", "estimate"] > 0.5
+>>> bool(sim.table.set_index("metric").loc["party_win_rate", "estimate"] > 0.5)
 True
 
 Rules of the simulation (data in ``rules["fights"]`` and ``rules["guide"]["checks"]``):
