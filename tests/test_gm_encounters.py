@@ -65,3 +65,11 @@ def test_advice_is_warned_not_raised():
 def test_bad_input(ratios, pcs, word):
     with pytest.raises(ValueError, match=word):
         bl.encounters.calibration(ratios, pcs)
+
+
+def test_site_boss_ratios_variant():
+    site = bl.load_rules("boss_ratios_site")
+    assert bl.encounters.adjusted_ratio("medium", "boss", 12, rules=site) == Fraction(4)
+    assert bl.creatures.creature("Dragon", rules=site).adversity_ratio == Fraction(4)
+    assert bl.creatures.creature("Wolf", rules=site).adversity_ratio == Fraction(1)
+    assert bl.encounters.adjusted_ratio("titanic", "boss", 12, rules=site) == Fraction(7)
