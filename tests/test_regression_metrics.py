@@ -159,3 +159,21 @@ def test_bad_arguments_name_themselves():
         catalogue(tolerances={"deth.*": 0.1})
     with pytest.raises(ValueError, match="trials"):
         measure(None, trials=0)
+
+
+def test_delayed_rescue_sampler_handles_automatic_death():
+    """Rescue after 165+1d20 s at -1d4 HP, no wound: 175 s and later is death without a roll."""
+    from functools import partial
+
+    from balance import montecarlo
+    from balance.regression.core_metrics import delayed_rescue_sampler
+    rules = bl.load_rules()
+    res = montecarlo.run(partial(delayed_rescue_sampler, arrival="165+1d20", negative_hp="1d4",
+                                 wounds=0, rules=rules), 100_000, seed=8)
+    s = 165 + D20[:, None]
+    hp = np.arange(1, 5)[None, :]
+    death = np.where(s >= 175, 1.0, ((D100[None, None, :] + (s + hp)[..., None]) >= 176).mean(-1))
+    p = float(death.mean())
+    got = res.totals["rows"][-1] / res.trials
+    assert res.totals["rows"].sum() == res.trials
+    assert abs(got - p) < 5 * math.sqrt(p * (1 - p) / res.trials)

@@ -65,19 +65,21 @@ def delayed_rescue_sampler(n: int, rng: np.random.Generator, *, arrival: str, ne
                            wounds: int, rules: Rules) -> dict[str, np.ndarray]:
     """Monte Carlo kernel: critical-injury rolls after a random time at random negative HP.
 
-    Draws the rescue time and the overshoot for all ``n`` trials, groups the trials by
-    (seconds, negative HP), and lets :func:`balance.injuries.injury_sampler` roll each group
-    (a loop over distinct values, never over trials). Returns ``{"rows": counts}`` over the
-    injury table rows plus death (automatic or on the roll) last.
+    Draws the rescue time and the overshoot for all ``n`` trials, groups the trials that roll
+    alike (same roll modifier ``k``, same side of the automatic-death time), and lets
+    :func:`balance.injuries.injury_sampler` roll each group with one representative (seconds,
+    negative HP) -- a loop over distinct modifiers, never over trials. Returns
+    ``{"rows": counts}`` over the injury table rows plus death (automatic or on the roll) last.
     """
-    seconds = dice.sample(arrival, n, rng)
-    hp = dice.sample(negative_hp, n, rng)
-    width = int(hp.max()) + 1
-    keys, sizes = np.unique(seconds.astype(np.int64) * width + hp, return_counts=True)
+    seconds = dice.sample(arrival, n, rng).astype(np.int64)
+    hp = dice.sample(negative_hp, n, rng).astype(np.int64)
+    k = np.asarray(injuries.roll_modifier(seconds, hp, wounds, rules=rules), dtype=np.int64)
+    auto = seconds >= rules["injuries"]["automatic_death_seconds"]
+    _, first, sizes = np.unique(np.where(auto, -1, k), return_index=True, return_counts=True)
     rows = np.zeros(len(rules["injuries"]["table"]) + 1, dtype=np.int64)
-    for key, size in zip(keys.tolist(), sizes.tolist()):
-        rows += injuries.injury_sampler(size, rng, seconds=key // width,
-                                        negative_hp=key % width, wounds=wounds,
+    for i, size in zip(first.tolist(), sizes.tolist()):
+        rows += injuries.injury_sampler(size, rng, seconds=int(seconds[i]),
+                                        negative_hp=int(hp[i]), wounds=wounds,
                                         rules=rules)["rows"]
     return {"rows": rows}
 
