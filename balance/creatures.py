@@ -129,11 +129,16 @@ def _build(name: str, level: int, base_hp: int, size: str, kind: str, stats: dic
     defs = {row["en"]: c["defence_base"] + c["defence_stat_factor"] * stats[row["stat"]] + level
             for row in c["defences"]}
     total = sum(stats.values())
+    max_hp = base_hp * level + stats[c["hp_stat"]]
+    if max_hp < 1:
+        raise ValueError(f"{c['hp_stat']} = {stats[c['hp_stat']]:+d} leaves {name} with max HP "
+                         f"{base_hp} x {level} {stats[c['hp_stat']]:+d} = {max_hp}; a creature "
+                         "needs at least 1 HP (raise base_hp, level or CON)")
     ratio = adjusted_ratio(size, kind, total, rules=rules) if check_hp else None
     return CreatureSheet(
         name=name, level=level, base_hp=base_hp, size=size, kind=kind,
         stats=MappingProxyType(dict(stats)),
-        max_hp=base_hp * level + stats[c["hp_stat"]],
+        max_hp=max_hp,
         phys_def=defs["phys_def"] + prof["phys_def_bonus"],
         mag_def=defs["mag_def"] + prof["mag_def_bonus"],
         init=c["init_base"] + stats[c["init_stat"]],

@@ -136,7 +136,9 @@ def fight_spec(creatures: Any, party: Any = None, *, level: int | None = None,
         automatic_death=rules["injuries"]["automatic_death_seconds"],
         die=chk["die"], critical_success=chk["critical_success"],
         critical_failure=chk["critical_failure"], crit_dice=f["crit_damage_dice"],
-        minimum_damage=f["minimum_damage"], random_ties=f["initiative_ties"] == "random",
+        minimum_damage=f["minimum_damage"],
+        random_ties=check_choice("fights.initiative_ties", f["initiative_ties"],
+                                 ["random", "position"]) == "random",
         wounds=f["pc_wounds"], rules=rules)
     _check_can_end(spec)
     return spec

@@ -116,3 +116,8 @@ def test_stat_meanings():
     assert m(5, lang="fr") == "exceptionnel"
     with pytest.raises(ValueError, match="value"):
         m(7)
+
+
+def test_a_creature_needs_one_hp():
+    with pytest.raises(ValueError, match="CON = -4 leaves creature with max HP 1 x 1 -4 = -3"):
+        bl.creatures.sheet(level=1, base_hp=1, size="tiny", CON=-4)

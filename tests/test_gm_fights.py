@@ -230,3 +230,21 @@ def test_many_damage_dice_keep_their_distribution(crits):
     trials = 100_000
     res = run(fight_spec([foe], [pc], max_rounds=1, rules=rules), trials, 13)
     within(int(res["party_wins"]), trials, p)
+
+
+def test_accumulators_are_consistent():
+    spec = fight_spec(["Wolf", "Goblin", "Ogre"], targeting=("weakest", "random"), level=2)
+    n = 5000
+    out = fight_sampler(n, np.random.default_rng(21), spec)
+    assert out["party_wins"] + out["creature_wins"] + out["draws"] == n
+    for key in ("knocked_out", "dying", "dead", "rounds"):
+        assert out[key].sum() == n
+    assert out["rounds"][0] == 0
+    assert (out["dying_by_pc"] <= out["ko_by_pc"]).all()
+    assert (out["dead_by_pc"] <= out["dying_by_pc"]).all()
+    assert out["ko_sum"] == out["knocked_out"].dot(np.arange(spec.pcs + 1)) == out["ko_by_pc"].sum()
+    assert out["dying_seconds"].sum() == out["dying_by_pc"].sum()
+    # creature wins: the whole party is down
+    assert out["knocked_out"][spec.pcs] == out["creature_wins"]
+    again = fight_sampler(n, np.random.default_rng(21), spec)
+    assert all(np.array_equal(out[k], again[k]) for k in out)
