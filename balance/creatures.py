@@ -194,7 +194,7 @@ def creature(name: str, level: int | None = None, *, rules: Rules | None = None)
 
 
 def bestiary(level: int | None = None, *, rules: Rules | None = None) -> pd.DataFrame:
-    """The bestiary (rules data, assumed) at ``level``: one row per creature with its sheet values."""
+    """The bestiary (rules data, assumed) at ``level``: one row per creature, its sheet values."""
     rules = resolve(rules)
     sheets = [creature(r["en"], level, rules=rules) for r in rules["bestiary"]["creatures"]]
     return pd.DataFrame([_row(s) for s in sheets])

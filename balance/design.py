@@ -96,7 +96,8 @@ def _modifiers(what: str, stats, extra, rules, adaptability: int | None) -> Desi
     total = sum(values.values())
     cap = d["modifier_sum_max"]
     if total > cap:
-        problems.append(f"sum of modifiers {total:+d} is above the maximum {cap:+d} by {total - cap}")
+        problems.append(f"sum of modifiers {total:+d} is above the maximum {cap:+d} "
+                        f"by {total - cap}")
     if adaptability is not None:
         a = check_integer("adaptability", adaptability)
         lo, hi = d["adaptability_min"], d["adaptability_max"]
@@ -119,7 +120,7 @@ def check_ancestry(stats: Mapping[str, int] | None = None, *, adaptability: int 
 
 def check_class(stats: Mapping[str, int] | None = None, *, rules: Rules | None = None,
                 **modifiers: int) -> DesignReport:
-    """Check a class's stat modifiers (RULES.md §2.1): same limits as an ancestry, no adaptability."""
+    """Check a class's stat modifiers (RULES.md §2.1): an ancestry's limits, no adaptability."""
     return _modifiers("class", stats, modifiers, rules, None)
 
 

@@ -110,7 +110,8 @@ def equipment_cost(bonus: int = 0, special: int = 0, *, rules: Rules | None = No
     """Equipment price = bonus x 20 + special value, bonus in [-3, +3] (Arm guard +2 -> 40)."""
     rules = resolve(rules)
     e = rules["economy"]
-    bonus = check_integer("bonus", bonus, min=e["equipment_bonus_min"], max=e["equipment_bonus_max"])
+    bonus = check_integer("bonus", bonus, min=e["equipment_bonus_min"],
+                          max=e["equipment_bonus_max"])
     return bonus * e["point_cost"] + check_integer("special", special)
 
 

@@ -41,7 +41,7 @@ class Calibration(NamedTuple):
 
 
 def parse_ratio(ratio: Any, name: str = "ratios") -> Fraction:
-    """An adversity ratio from ``"3/1"``, ``"1/2"``, ``"2"``, a Fraction, an int or a creature sheet."""
+    """An adversity ratio from ``"3/1"``, ``"1/2"``, ``"2"``, a Fraction, an int or a sheet."""
     if hasattr(ratio, "adversity_ratio"):
         ratio = ratio.adversity_ratio
         if ratio is None:

@@ -184,7 +184,7 @@ def simulate(creatures: Any, party: Any = None, *, level: int | None = None,
     Parameters
     ----------
     creatures : list of str or CreatureSheet
-        Bestiary names (English or French, at ``level``) or sheets from :func:`balance.creatures.sheet`.
+        Bestiary names (English or French, at ``level``) or sheets (:func:`balance.creatures.sheet`).
     party : list of str or CreatureSheet, optional
         Default: the rules' default party (assumed) at ``level``.
     level : int, optional

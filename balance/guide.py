@@ -53,7 +53,7 @@ def fall(height: float, *, lang: str = "en", rules: Rules | None = None) -> Fall
 
 
 def fall_table(heights: Sequence[float], *, rules: Rules | None = None) -> pd.DataFrame:
-    """:func:`fall` for several heights: columns height, outcome, dice, mean_damage, label, label_fr."""
+    """:func:`fall` for several heights: height, outcome, dice, mean_damage, label, label_fr."""
     rows = []
     for h in heights:
         en = fall(h, rules=rules)
