@@ -20,6 +20,14 @@ from balance.report import data  # noqa: E402
 RULES = bl.load_rules()
 
 
+@pytest.fixture(autouse=True)
+def close_figures():
+    import matplotlib.pyplot as plt
+
+    yield
+    plt.close("all")
+
+
 def death_closed_form(seconds, negative_hp, wounds, threshold=176, wall=175):
     """P(death) = clip((100 - (threshold - k) + 1) / 100, 0, 1), 1 from the wall (RULES.md 1.2)."""
     k = (wounds + 1) * (np.asarray(seconds) + negative_hp)

@@ -20,12 +20,12 @@ FIGSIZE = (7.0, 4.2)
 
 
 def axes(ax=None, figsize: tuple[float, float] = FIGSIZE):
-    """``ax`` itself, or the axes of a new figure (no pyplot state involved)."""
+    """``ax`` itself, or the axes of a new pyplot figure (so a notebook shows it)."""
     if ax is not None:
         return ax
-    from matplotlib.figure import Figure
+    import matplotlib.pyplot as plt
 
-    fig = Figure(figsize=figsize, layout="constrained")
+    fig = plt.figure(figsize=figsize, layout="constrained")
     return fig.add_subplot()
 
 

@@ -65,5 +65,7 @@ def figure_from_axes(name: str, ax, caption: str = "", *, dpi: int = 100) -> Fig
     fig = fig.figure  # the root figure when ``ax`` lives in a subfigure
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=dpi, metadata={"Software": None})
-    fig.clear()
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)  # a pyplot figure is released; a plain Figure is left to the collector
     return Figure(name=name, png=buffer.getvalue(), caption=caption)
