@@ -28,7 +28,7 @@ import numpy as np
 from . import montecarlo
 from .errors import did_you_mean
 
-__all__ = ["Kernel", "KERNELS", "register", "floor_sampler", "measure_kernel", "measure_memory",
+__all__ = ["Kernel", "KERNELS", "KERNEL_MODULES", "register", "load_kernels", "floor_sampler", "measure_kernel", "measure_memory",
            "measure_workers", "run_bench", "format_table", "main", "TARGETS"]
 
 TARGETS = {"x_floor": 1.5, "x_python": 50.0, "peak_mb": 300.0, "x_workers": 1.5}
@@ -52,12 +52,22 @@ class Kernel:
 
 
 KERNELS: dict[str, Kernel] = {}
+#: Modules imported before a benchmark so that the kernels they ``register`` are listed.
+KERNEL_MODULES: list[str] = []
 
 
 def register(kernel: Kernel) -> Kernel:
     """Add (or replace) a kernel of the benchmark; returns it."""
     KERNELS[kernel.name] = kernel
     return kernel
+
+
+def load_kernels() -> dict[str, Kernel]:
+    """Import :data:`KERNEL_MODULES` (their kernels register themselves); return the registry."""
+    import importlib
+    for name in KERNEL_MODULES:
+        importlib.import_module(name)
+    return KERNELS
 
 
 def _floor_dtype(faces: int) -> type:
@@ -208,12 +218,13 @@ def measure_workers(trials: int, kernel: str = "critical-injury", workers: int =
 
 def run_bench(*, quick: bool = False, only: str | None = None) -> dict:
     """All measurements as a dict (what ``--format json`` prints)."""
-    names = [only] if only else list(KERNELS)
+    names = [only] if only else list(load_kernels())
     trials, py_trials = (1 << 20, 20_000) if quick else (1 << 25, 300_000)
     big = 10**6 if quick else 10**8
     out: dict[str, Any] = {
         "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0],
-                    "numpy": np.__version__, "block_size": montecarlo.BLOCK_SIZE},
+                    "numpy": np.__version__, "block_size": montecarlo.BLOCK_SIZE,
+                    "load_average": os.getloadavg()[0] if hasattr(os, "getloadavg") else None},
         "kernels": [measure_kernel(KERNELS[n], trials, py_trials, 1 if quick else 3)
                     for n in names],
         "targets": TARGETS,
@@ -231,7 +242,8 @@ def _rate(x: float) -> str:
 def format_table(res: dict) -> str:
     """Human-readable report of :func:`run_bench` output."""
     m = res["machine"]
-    lines = [f"balance bench: {m['cpus']} CPUs, Python {m['python']}, numpy {m['numpy']}, "
+    load = "" if m.get("load_average") is None else f", load average {m['load_average']:.2f}"
+    lines = [f"balance bench: {m['cpus']} CPUs{load}, Python {m['python']}, numpy {m['numpy']}, "
              f"block {m['block_size']:,} trials",
              f"{'kernel':<18}{'trials/s':>13}{'floor':>13}{'x floor':>9}"
              f"{'plain Python':>15}{'x Python':>10}"]
@@ -263,9 +275,10 @@ def main(argv: list[str] | None = None) -> int:
     """Command line: ``python -m balance.bench [--quick] [--only NAME] [--format table|json]``."""
     parser = argparse.ArgumentParser(prog="balance bench", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes (seconds, not minutes)")
-    parser.add_argument("--only", metavar="NAME", help=f"one kernel: {', '.join(KERNELS)}")
+    parser.add_argument("--only", metavar="NAME", help="one kernel (critical-injury, d20-test, ...)")
     parser.add_argument("--format", choices=["table", "json"], default="table")
     args = parser.parse_args(argv)
+    load_kernels()
     if args.only is not None and args.only not in KERNELS:
         parser.error(f"--only must be one of {', '.join(KERNELS)}, got {args.only!r}"
                      f"{did_you_mean(args.only, KERNELS)}")

@@ -117,6 +117,8 @@ def test_identical_on_dask_local_cluster(reference):
             distributed.Client(cluster) as client:
         assert same(run(mixed, TRIALS, seed=2024, workers=client, chunk_size=BLOCK_SIZE),
                     reference)
+        with pytest.raises(ValueError, match="keys"):
+            run(changing_keys, 25, seed=1, block_size=10, chunk_size=1, workers=client)
 
 
 def test_dask_string_makes_and_closes_its_own_cluster():
