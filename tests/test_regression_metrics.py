@@ -177,3 +177,16 @@ def test_delayed_rescue_sampler_handles_automatic_death():
     got = res.totals["rows"][-1] / res.trials
     assert res.totals["rows"].sum() == res.trials
     assert abs(got - p) < 5 * math.sqrt(p * (1 - p) / res.trials)
+
+
+def test_recovery_metrics_by_hand():
+    # light treatment of Weak (-5), Cunning 12 +2: C' = 9 -> 9/20 (core rules example 5)
+    assert value("treatment.chance@C12,Weak,light").value == pytest.approx(9 / 20)
+    # full treatment of Bleeding (-10): p = 2/20; attempt k succeeds after (k-1) days + 1 h
+    p = 2 / 20
+    minutes = sum(p * (1 - p) ** (k - 1) * ((k - 1) * 1440 + 60) for k in range(1, 2000))
+    assert value("treatment.days_to_cure@C12,Bleeding").value == pytest.approx(minutes / 1440)
+    assert value("rest.regeneration@adequate,8h").value == 8 * 15
+    assert value("rest.days@300HP,poor").value == math.ceil(math.ceil(300 / 10) / 12)
+    # a trigger every second, cooldown 8: answered at 0, 8, ..., 56
+    assert value("time.reactions@60s").value == len(range(0, 60, 8))

@@ -13,7 +13,8 @@ from collections.abc import Callable, Iterable, Mapping
 
 from ..errors import check_integer, check_number, did_you_mean
 from ..rules import Rules, resolve
-from . import core_metrics, guide_metrics, percentile_metrics, process_metrics
+from . import (core_metrics, guide_metrics, percentile_metrics, process_metrics,
+               recovery_metrics)
 from .metrics import Measurement, Metric
 
 __all__ = ["catalogue", "metric", "measure", "catalogue_id", "apply_tolerances", "select",
@@ -22,6 +23,7 @@ __all__ = ["catalogue", "metric", "measure", "catalogue_id", "apply_tolerances",
 #: (part of the rules, provider) in catalogue order
 PROVIDERS: tuple[tuple[str, Callable[[], list[Metric]]], ...] = (
     ("core", core_metrics.metrics),
+    ("recovery", recovery_metrics.metrics),
     ("guide", guide_metrics.metrics),
     ("percentile", percentile_metrics.metrics),
     ("process", process_metrics.metrics),
