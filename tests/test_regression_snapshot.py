@@ -117,3 +117,15 @@ def test_other_catalogue_is_rejected_by_check(snap, tmp_path):
     _edit(path, lambda d: d.update(only=CHEAP))        # claims the selection of today's CHEAP
     with pytest.raises(SnapshotError, match="different metric catalogues.*only in"):
         bl.regression.check(path)
+
+
+def test_infinite_values_survive_the_round_trip(tmp_path):
+    """A variant where full treatment can never succeed: the expected cure time is inf."""
+    hopeless = bl.load_rules().updated({"treatment": {"full": {"bonus": -20}}})
+    snap = snapshot.take(hopeless, trials=500, only=["treatment.*"])
+    back = snapshot.read(snapshot.write(snap, tmp_path / "inf.json"))
+    assert back.measurements["treatment.days_to_cure@C12,Bleeding"].value == float("inf")
+    same = bl.regression.compare_snapshots(back, snap).set_index("metric")
+    assert (same["change"] == 0).all() and not same["moved"].any()
+    moved = bl.regression.compare(None, back, only=["treatment.*"]).set_index("metric")
+    assert moved.loc["treatment.days_to_cure@C12,Bleeding", "moved"]

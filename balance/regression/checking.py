@@ -60,6 +60,9 @@ def format_table(frame: pd.DataFrame, *, only_moved: bool = True, width: int = 5
             f"{a.get('variant', '?')} ({a.get('variant_fingerprint', '?')}); "
             f"alpha {a.get('alpha', 0.05):g}, Holm over {int((~frame['exact']).sum())} "
             f"Monte Carlo metrics")
+    if a.get("base_version") != a.get("variant_version"):
+        head += (f"\nnote: made by balance {a.get('base_version')} and {a.get('variant_version')}:"
+                 " changes may come from the package, not only from the rules")
     if rows.empty:
         return head + "\nnothing moved beyond its tolerance " \
             f"({len(frame)} metrics: {int(frame['exact'].sum())} exact, " \

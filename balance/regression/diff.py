@@ -124,7 +124,8 @@ def compare_snapshots(a: Snapshot, b: Snapshot, *, alpha: float = 0.05,
     frame.attrs.update(alpha=alpha, base=a.label, variant=b.label,
                        base_fingerprint=a.fingerprint, variant_fingerprint=b.fingerprint,
                        base_seed=a.seed, variant_seed=b.seed, base_trials=a.trials,
-                       variant_trials=b.trials,
+                       variant_trials=b.trials, base_version=a.version,
+                       variant_version=b.version,
                        common_random_numbers=(a.seed == b.seed and a.trials == b.trials))
     return frame
 
@@ -140,20 +141,25 @@ def _row(m: Metric, x: Measurement, y: Measurement) -> dict:
         row[f"{side}_low"], row[f"{side}_high"] = low, high
     if m.shape == "distribution":
         labels, px, py, cx, cy = _aligned(x, y)
-        diff = py - px
+        diff = np.where(py == px, 0.0, py - px)  # inf == inf: no change, not NaN
         i = int(np.argmax(np.abs(diff)))
         row.update(base=float(px[i]), variant=float(py[i]), change=float(diff[i]),
                    category=labels[i] if diff[i] != 0 else "")
         if m.kind == "mc":
             row["p_value"] = stats.homogeneity(cx, cy)
         return row
-    row.update(base=float(x.value), variant=float(y.value), change=float(y.value - x.value))
+    row.update(base=float(x.value), variant=float(y.value), change=_difference(x.value, y.value))
     if m.kind == "mc":
         if m.shape == "mean":
             row["p_value"] = stats.two_means(*x.sums, x.trials, *y.sums, y.trials)
         else:
             row["p_value"] = stats.two_proportions(x.counts[0], x.trials, y.counts[0], y.trials)
     return row
+
+
+def _difference(a: float, b: float) -> float:
+    """``b - a``, and 0 when both are equal (``inf`` days on both sides did not change)."""
+    return 0.0 if a == b else float(b - a)
 
 
 def _aligned(x: Measurement, y: Measurement):

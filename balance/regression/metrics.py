@@ -71,13 +71,25 @@ class Measurement:
 
 
 def _plain(value: object) -> object:
+    """JSON-ready: lists, Python numbers, and non-finite floats as "inf", "-inf", "nan"
+    (an injury that can never be cured takes ``inf`` days; strict JSON has no infinity)."""
     if isinstance(value, (tuple, list, np.ndarray)):
         return [_plain(v) for v in value]
     if isinstance(value, np.integer):
         return int(value)
-    if isinstance(value, np.floating):
-        return float(value)
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        return value if math.isfinite(value) else str(value)
     return value
+
+
+def number(value: object) -> float:
+    """Read back a number written by :meth:`Measurement.to_json` (``"inf"`` included)."""
+    if isinstance(value, str) and value in ("inf", "-inf", "nan"):
+        return float(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"expected a number, got {value!r}")
+    return float(value)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,6 @@ directory, then ``os.replace``) and never overwrite an existing file unless aske
 from __future__ import annotations
 
 import json
-import math
 import os
 import tempfile
 from dataclasses import dataclass, field
@@ -20,7 +19,7 @@ import numpy as np
 from ..errors import check_integer
 from ..rules import Rules, resolve
 from .registry import catalogue, catalogue_id, measure
-from .metrics import KINDS, SHAPES, Measurement, Metric
+from .metrics import KINDS, SHAPES, Measurement, Metric, number
 
 __all__ = ["Snapshot", "SnapshotError", "take", "read", "write", "SCHEMA", "SCHEMA_VERSION"]
 
@@ -206,13 +205,17 @@ def _entry(name: str, e: dict) -> tuple[Metric, Measurement]:
                     tolerance=float(e["tolerance"]), section=str(e.get("section", "")))
     value = e["value"]
     labels = e.get("labels")
-    if shape == "distribution":
-        if not isinstance(value, list) or not isinstance(labels, list) or len(value) != len(labels):
-            raise SnapshotError(f"metric {name}: a distribution needs equal-length value and "
-                                "labels lists")
-        value = tuple(float(v) for v in value)
-    elif isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise SnapshotError(f"metric {name}: value must be a number, got {value!r}")
+    try:
+        if shape == "distribution":
+            if not isinstance(value, list) or not isinstance(labels, list) \
+                    or len(value) != len(labels):
+                raise SnapshotError(f"metric {name}: a distribution needs equal-length value "
+                                    "and labels lists")
+            value = tuple(number(v) for v in value)
+        else:
+            value = number(value)
+    except ValueError as exc:
+        raise SnapshotError(f"metric {name}: value: {exc}") from None
     counts = e.get("counts")
     trials = e.get("trials")
     if kind == "mc":
@@ -228,7 +231,7 @@ def _entry(name: str, e: dict) -> tuple[Metric, Measurement]:
     interval = e.get("interval")
     return metric, Measurement(
         value=value, labels=tuple(map(str, labels)) if labels is not None else None,
-        interval=tuple(map(float, interval)) if interval is not None else None,
+        interval=tuple(map(number, interval)) if interval is not None else None,
         trials=trials, seed=e.get("seed"),
         counts=tuple(counts) if counts is not None else None,
-        sums=tuple(map(float, e["sums"])) if e.get("sums") is not None else None)
+        sums=tuple(map(number, e["sums"])) if e.get("sums") is not None else None)
