@@ -3,6 +3,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hs
 from scipy import stats as st
 
 from balance.regression import stats
@@ -83,3 +85,25 @@ def test_trials_for_power_by_hand():
     assert stats.trials_for_power(p1, p2) == math.ceil(n)
     with pytest.raises(ValueError, match="p1 and p2"):
         stats.trials_for_power(0.3, 0.3)
+
+
+
+def _step_down(p, alpha):
+    """Holm's procedure as the textbook states it: reject in increasing order of p while
+    p_(i) <= alpha / (m - i), stop at the first failure (compared as (m - i) p_(i) <= alpha, the
+    same rounding as the adjusted p-values)."""
+    order = sorted(range(len(p)), key=lambda i: p[i])
+    rejected = set()
+    for rank, i in enumerate(order):
+        if (len(p) - rank) * p[i] > alpha:
+            break
+        rejected.add(i)
+    return rejected
+
+
+@settings(max_examples=200, deadline=None)
+@given(hs.lists(hs.floats(0, 1), min_size=1, max_size=30), hs.sampled_from([0.01, 0.05, 0.1]))
+def test_holm_adjusted_p_values_reject_what_the_step_down_procedure_rejects(p, alpha):
+    adjusted = stats.holm(p)
+    assert {i for i, q in enumerate(adjusted) if q <= alpha} == _step_down(p, alpha)
+    assert np.all(adjusted >= np.asarray(p) - 1e-15) and np.all(adjusted <= 1)
