@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .creatures import creature
-from .encounters import challenge
+from .encounters import advice, challenge
 from .errors import check_integer
 from .rng import as_seed_sequence
 from .rules import Rules, resolve
@@ -38,14 +38,17 @@ class CalibrationCheck:
     ----------
     table : DataFrame
         One row per encounter: level, family, encounter, creatures, calibration (Fraction),
-        challenge, party_win_rate (+ ci_low/ci_high), knockout_rate (+ ci), rounds, trials, seed.
+        follows_advice (no :func:`balance.encounters.advice` line, e.g. at most PCs + 1
+        creatures), challenge, party_win_rate (+ ci_low/ci_high), knockout_rate (+ ci), rounds,
+        trials, seed.
     steps : DataFrame
         Every pair of consecutive calibrations within a family and level, with whether the win
         rate fell and the knock-out rate rose (``monotone``) and whether a reversal is
         significant (95 % intervals do not overlap).
     summary : DataFrame
         Per level: the win-rate range at each calibration across families, and counts of
-        within-family and across-family reversals.
+        within-family and across-family reversals (also among encounters that follow the
+        guide's advice only: ``across_family_reversals_advised``).
     monotonic : bool
         True when no significant reversal exists, within families or across them.
     """
@@ -114,9 +117,11 @@ def calibration_check(levels: Sequence[int] = (1, 3, 5, 8),
         sim = simulate(names, level=lv, trials=trials, seed=child, targeting=targeting,
                        workers=workers, rules=rules)
         t = sim.table.set_index("metric")
+        sheets = [creature(name, lv, rules=rules) for name in names]
         rows.append({
             "level": lv, "family": " + ".join(fam), "encounter": _label(names),
             "creatures": len(names), "calibration": Fraction(cal),
+            "follows_advice": not advice(sheets, pcs, party_levels=[lv] * pcs, rules=rules),
             "challenge": challenge(cal, rules=rules),
             "party_win_rate": t.loc["party_win_rate", "estimate"],
             "win_ci_low": t.loc["party_win_rate", "ci_low"],
@@ -152,13 +157,18 @@ def _steps(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _reversals(g: pd.DataFrame) -> int:
+    """Pairs where the higher-calibration encounter is significantly easier (95 % CIs apart)."""
+    cal = g["calibration"].to_numpy()
+    lo, hi = g["win_ci_low"].to_numpy(), g["win_ci_high"].to_numpy()
+    return int(np.sum((cal[:, None] < cal[None, :]) & (lo[None, :] > hi[:, None])))
+
+
 def _summary(table: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for lv, g in table.groupby("level"):
-        cal = g["calibration"].to_numpy()
-        lo, hi = g["win_ci_low"].to_numpy(), g["win_ci_high"].to_numpy()
-        # encounters of higher calibration that are significantly easier than lower ones
-        across = int(np.sum((cal[:, None] < cal[None, :]) & (lo[None, :] > hi[:, None])))
+        across = _reversals(g)
+        advised = _reversals(g[g["follows_advice"]])
         spread = g.groupby("calibration")["party_win_rate"].agg(["min", "max"])
         st = steps[steps["level"] == lv]
         rows.append({
@@ -167,6 +177,7 @@ def _summary(table: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
             "within_family_monotone": int(st["monotone"].sum()),
             "within_family_reversals": int(st["significant_reversal"].sum()),
             "across_family_reversals": across,
+            "across_family_reversals_advised": advised,
             "widest_win_range": float((spread["max"] - spread["min"]).max()),
             "win_range_by_calibration": "; ".join(
                 f"{c}: {r['min']:.2f}-{r['max']:.2f}" for c, r in spread.iterrows()),
