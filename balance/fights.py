@@ -43,6 +43,7 @@ __all__ = ["FightSpec", "fight_sampler", "fight_spec", "simulate", "summarise", 
            "calibration_check", "CalibrationCheck"]
 
 _POLICIES = {"weakest": WEAKEST, "random": RANDOM}
+_MAX_COMBATANTS = 255  # the kernel packs a combatant's position into 8 bits of its sort key
 
 
 def lineup(items: Any, level: int | None = None, *, rules: Rules | None = None,
@@ -97,6 +98,9 @@ def fight_spec(creatures: Any, party: Any = None, *, level: int | None = None,
         lineup(party, level, rules=rules, what="party")
     foes = lineup(creatures, level, rules=rules)
     everyone = pcs + foes
+    if len(everyone) > _MAX_COMBATANTS:
+        raise ValueError(f"creatures: at most {_MAX_COMBATANTS} combatants in one fight "
+                         f"(party + creatures), got {len(everyone)}")
     max_rounds = f["max_rounds"] if max_rounds is None else \
         check_integer("max_rounds", max_rounds, min=1, max=100_000)
     defence_names = [r["en"] for r in rules["creatures"]["defences"]]

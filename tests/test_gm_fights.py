@@ -182,6 +182,7 @@ def test_infinite_fight_is_refused():
     (dict(creatures=["Wolf"], targeting="nearest"), "targeting"),
     (dict(creatures=["Wolf"], level=25), "level"),
     (dict(creatures=["Wolf"], max_rounds=0), "max_rounds"),
+    (dict(creatures=["Goblin"] * 300), "at most 255 combatants"),
 ])
 def test_bad_input(kwargs, word):
     with pytest.raises(ValueError, match=word):
