@@ -103,7 +103,7 @@ def duel_gap(table: pd.DataFrame, *, ax=None, lang: str = "en"):
 
 
 def attribute_distribution(distribution: pd.Series, *, ax=None, lang: str = "en",
-                           attribute: str | None = None):
+                           attribute: str | None = None, title: str | None = None):
     """Bar chart of an exact distribution (value -> probability), e.g.
     ``balance.percentile.human_distribution("action_points")`` (§3.2)."""
     lang = check_lang(lang)
@@ -118,5 +118,5 @@ def attribute_distribution(distribution: pd.Series, *, ax=None, lang: str = "en"
     labels = [str(v) for v in distribution.index]
     step = max(1, len(labels) // 12)
     ax.set_xticks(x[::step], labels[::step], fontsize=7)
-    return finish(ax, title=text("attribute_title", lang, attribute=name),
+    return finish(ax, title=title or text("attribute_title", lang, attribute=name),
                   ylabel=text("probability", lang), legend=False)

@@ -71,7 +71,8 @@ def report_meta(bundle: Bundle, lang: str, *, title: str | None = None,
         "title": title or text("report_title", lang),
         text("fingerprint", lang): bundle.rules.fingerprint,
         text("sources", lang): " + ".join(bundle.rules.sources),
-        "Monte Carlo": f"{s.trials:,} trials, seed {s.seed}, workers {s.workers}",
+        "Monte Carlo": text("mc_settings", lang, trials=f"{s.trials:,}", seed=s.seed,
+                            workers=s.workers),
         text("generated", lang): datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
     }
     if elapsed is not None:

@@ -26,9 +26,9 @@ def short_value(value: object, width: int = 48) -> str:
     from collections.abc import Mapping
 
     if isinstance(value, Mapping):
-        return f"(table of {len(value)} keys)"
+        return "{…}"
     if isinstance(value, (tuple, list)):
-        return f"(table of {len(value)} rows)" if any(isinstance(v, Mapping) for v in value) \
+        return f"[{len(value)} × {{…}}]" if any(isinstance(v, Mapping) for v in value) \
             else _cut(repr(list(value)), width)
     return _cut(repr(value), width)
 
@@ -54,8 +54,8 @@ def make_section(ctx: Context, key: str, *, title: str, text_key: str | None = N
     if simulated:
         trials = sorted({int(s.trials) for s in simulated})
         seeds = sorted({str(s.seed) for s in simulated})
-        provenance += [("trials", ", ".join(f"{n:,}" for n in trials)),
-                       ("seed", ", ".join(seeds))]
+        provenance += [(ctx.t("trials"), ", ".join(f"{n:,}" for n in trials)),
+                       (ctx.t("seed"), ", ".join(seeds))]
         notes.append(ctx.t("mc_note", trials=", ".join(f"{n:,}" for n in trials),
                            seed=", ".join(seeds)))
     else:

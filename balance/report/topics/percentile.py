@@ -34,8 +34,8 @@ def render(results: dict, ctx: Context):
     skills = figure_from_axes(f"{KEY}_skills", axs[0, 0], ctx.t("sec_percentile"))
     fig = Figure(figsize=(10, 5.4), layout="constrained")
     for ax, (name, dist) in zip(fig.subplots(2, 3).flat, results["attributes"].items()):
-        plots.attribute_distribution(dist, ax=ax, lang=ctx.lang, attribute=name)
-    attrs = figure_from_axes(f"{KEY}_attributes", ax, ", ".join(
-        ctx.t(f"attr_{a}") for a in ATTRIBUTES))
+        plots.attribute_distribution(dist, ax=ax, lang=ctx.lang, attribute=name,
+                                     title=ctx.t(f"attr_{name}"))
+    attrs = figure_from_axes(f"{KEY}_attributes", ax, ctx.t("rolled_humans"))
     return make_section(ctx, KEY, title="sec_percentile", text_key="sec_percentile_text",
                         rules_sections=RULES_SECTIONS, figures=(skills, attrs))
