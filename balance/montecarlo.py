@@ -259,6 +259,18 @@ def _bar(progress: bool | None, trials: int, n_chunks: int, label: str):
                 delay=PROGRESS_DELAY if progress is None else 0.0, leave=progress is True)
 
 
+def _blocks_per_chunk(plan: _mcexec.Plan, chunk_size: int | None, workers: object) -> int:
+    """``chunk_size`` in whole blocks; by default small enough to give each lane 4 chunks."""
+    if chunk_size is not None:
+        return -(-chunk_size // plan.block_size)
+    if isinstance(workers, int):
+        lanes, most = workers, DEFAULT_CHUNK_BLOCKS
+    else:
+        lanes = (os.cpu_count() or 1) if workers == "dask" else _mcexec.dask_threads(workers)
+        most = 4 * DEFAULT_CHUNK_BLOCKS
+    return max(1, min(most, -(-plan.n_blocks // (4 * lanes))))
+
+
 def run(sampler: Callable[[int, np.random.Generator], dict], trials: int, *,
         seed: RNGLike = None, chunk_size: int | None = None, workers: object = 1,
         progress: bool | None = None, rules: Rules | str | Path | None = None,
@@ -314,15 +326,8 @@ def run(sampler: Callable[[int, np.random.Generator], dict], trials: int, *,
 
     root = as_seed_sequence(seed)
     plan = _mcexec.Plan(trials, block_size, root.entropy, tuple(root.spawn_key), root.pool_size)
-    lanes = 1 if workers == 1 else (os.cpu_count() or 1) if workers == "dask" else \
-        _mcexec.dask_threads(workers) if not isinstance(workers, int) else workers
-    dask = workers == "dask" or not isinstance(workers, int)
-    if chunk_size is None:
-        most = DEFAULT_CHUNK_BLOCKS * (4 if dask else 1)
-        per_chunk = max(1, min(most, -(-plan.n_blocks // (4 * lanes))))
-    else:
-        per_chunk = -(-chunk_size // block_size)
-    chunks = plan.chunks(per_chunk)
+    dask = not isinstance(workers, int)
+    chunks = plan.chunks(_blocks_per_chunk(plan, chunk_size, workers))
     if dask:
         if workers == "dask":
             _mcexec._dask()  # clear error before any work when dask is missing
