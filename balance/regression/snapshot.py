@@ -225,6 +225,8 @@ def _entry(name: str, e: dict) -> tuple[Metric, Measurement]:
         if shape != "mean" and (not isinstance(counts, list) or len(counts) != need
                                 or not all(isinstance(c, int) and c >= 0 for c in counts)):
             raise SnapshotError(f"metric {name}: counts must be {need} whole number(s) >= 0")
+        if shape == "proportion" and counts[0] > trials:
+            raise SnapshotError(f"metric {name}: {counts[0]} successes out of {trials} trials")
         if shape == "mean" and not (isinstance(e.get("sums"), list) and len(e["sums"]) == 2):
             raise SnapshotError(f"metric {name}: a Monte Carlo mean needs sums [sum, sum of "
                                 "squares]")
