@@ -91,18 +91,19 @@ def _block(sampler: Callable, plan: Plan, index: int) -> Totals:
 
 
 def run_chunk(sampler: Callable, plan: Plan, first: int, stop: int) -> list[Totals]:
-    """Run blocks ``first..stop-1``; return their accumulators, in order (see module doc)."""
-    parts: list[Totals] = []
-    for index in range(first, stop):
+    """Run blocks ``first..stop-1``; return their accumulators in order: one running sum when
+    they are all integers (exact in any grouping), else one dict per block (float addition
+    is not associative: the driver adds them in block order)."""
+    head = _block(sampler, plan, first)
+    integer = all(arr.dtype.kind == "i" for arr in head.values())
+    parts = [head]
+    for index in range(first + 1, stop):
         part = _block(sampler, plan, index)
-        if parts:
-            check_same(parts[0], first, part, index)
-        parts.append(part)
-    if all(arr.dtype.kind == "i" for arr in parts[0].values()):
-        total = {key: arr.copy() for key, arr in parts[0].items()}
-        for part in parts[1:]:
-            add_into(total, part)
-        return [total]
+        check_same(head, first, part, index)
+        if integer:
+            add_into(head, part)
+        else:
+            parts.append(part)
     return parts
 
 
@@ -111,9 +112,11 @@ Result = tuple[Chunk, list[Totals]]
 
 
 def iterate_serial(sampler: Callable, plan: Plan, chunks: list[Chunk]) -> Iterator[Result]:
-    """Run the chunks one after the other in this process."""
+    """Run the chunks one after the other in this process, handing over each block at once
+    (so even a huge chunk holds one block's accumulators)."""
     for a, b in chunks:
-        yield (a, b), run_chunk(sampler, plan, a, b)
+        for index in range(a, b):
+            yield (index, index + 1), run_chunk(sampler, plan, index, index + 1)
 
 
 def _ordered(submit: Callable[[Chunk], object], result: Callable[[object], list[Totals]],
