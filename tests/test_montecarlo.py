@@ -314,6 +314,16 @@ def test_progress_bar_only_when_asked_or_interactive(capsys):
     assert capsys.readouterr().err == ""
 
 
+def test_auto_progress_in_a_terminal_waits_for_long_runs(monkeypatch):
+    monkeypatch.setattr(montecarlo, "_interactive", lambda: "terminal")
+    assert montecarlo._bar(None, 10**6, 1, "x") is None  # one chunk: nothing to show
+    bar = montecarlo._bar(None, 10**6, 8, "x")
+    assert bar is not None and bar.delay == montecarlo.PROGRESS_DELAY
+    bar.close()
+    monkeypatch.setattr(montecarlo, "_interactive", lambda: None)
+    assert montecarlo._bar(None, 10**6, 8, "x") is None
+
+
 # --- the benchmark --------------------------------------------------------------------------
 def test_bench_quick_smoke():
     out = subprocess.run([sys.executable, "-m", "balance.bench", "--quick"], capture_output=True,
