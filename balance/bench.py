@@ -172,7 +172,7 @@ def measure_kernel(kernel: Kernel, trials: int, python_trials: int, repeat: int 
 _MEMORY_SCRIPT = """
 import json, resource, sys, time
 from balance import bench, montecarlo
-sampler = bench.KERNELS[sys.argv[2]].sampler()
+sampler = bench.load_kernels()[sys.argv[2]].sampler()
 montecarlo.run(sampler, 1000, seed=0, progress=False)
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 start = time.perf_counter()
@@ -192,7 +192,7 @@ def measure_memory(trials: int, kernel: str = "critical-injury") -> dict:
     out = subprocess.run([sys.executable, "-c", _MEMORY_SCRIPT, str(trials), kernel],
                          capture_output=True, text=True, check=True)
     data = json.loads(out.stdout.strip().splitlines()[-1])
-    scale = 1024 if sys.platform != "darwin" else 1024 * 1024  # ru_maxrss: KiB (bytes on macOS)
+    scale = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: KiB (bytes on macOS)
     return {"kernel": kernel, "trials": trials, "peak_mb": data["peak_kb"] * scale / 1e6,
             "over_imports_mb": (data["peak_kb"] - data["base_kb"]) * scale / 1e6,
             "seconds": data["seconds"]}
@@ -202,8 +202,8 @@ def measure_workers(trials: int, kernel: str = "critical-injury", workers: int =
                     repeat: int = 3) -> dict:
     """Wall time of ``trials`` trials on 1 process and on ``workers`` processes.
 
-    ``seconds_cold``: the first parallel run of this process (helpers start while this
-    process already works); ``seconds_N``: best of the following runs (warm forkserver).
+    ``seconds_cold``: the first parallel run of this process (the helpers start while this
+    process already works); ``seconds_N``: best of the following runs (helpers already up).
     """
     sampler = KERNELS[kernel].sampler()
     run = partial(montecarlo.run, sampler, trials, seed=1, progress=False)
