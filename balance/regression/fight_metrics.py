@@ -8,27 +8,15 @@ from __future__ import annotations
 
 from functools import partial
 
-import numpy as np
-
 from ..rules import Rules
 from .guide_metrics import ENCOUNTERS
-from .metrics import Measurement, Metric, mc_counts, mc_proportion
+from .metrics import Measurement, Metric, mc_counts, mc_mean, mc_proportion
 
 __all__ = ["metrics", "DUEL"]
 
 #: the duel: Combat Style 70 against 50, broadsword, no shield or armour (the module's defaults)
 DUEL = (70, 50)
 _SCALE = 0.2
-
-
-def mc_mean(total: float, total_sq: float, result) -> Measurement:
-    """A Monte Carlo mean per trial with its normal 95 % interval."""
-    n = result.trials
-    mean = float(total) / n
-    var = max((float(total_sq) - float(total) * mean) / max(n - 1, 1), 0.0)
-    half = 1.959963984540054 * np.sqrt(var / n)
-    return Measurement(value=mean, interval=(mean - half, mean + half), trials=n,
-                       seed=result.seed, sums=(float(total), float(total_sq)))
 
 
 def _fight(rules: Rules, trials: int, seed, *, names, what: str) -> Measurement:
@@ -53,34 +41,27 @@ def _duel(rules: Rules, trials: int, seed, *, what: str) -> Measurement:
 
 
 def metrics() -> list[Metric]:
-    """Fight and duel metrics (each group only once its simulator exists)."""
+    """Fight and duel metrics, in catalogue order."""
+    from .. import fights, percentile  # noqa: F401 - listed only when the simulators exist
     out: list[Metric] = []
-    try:
-        from .. import fights  # noqa: F401
-    except ModuleNotFoundError as exc:
-        if exc.name != "balance.fights":
-            raise
-    else:
-        for tag, names in ENCOUNTERS.items():
-            label = " + ".join(names)
-            out.append(Metric(f"fights.party_wins@{tag}",
-                              f"P(the default party wins) against {label}", "probability",
-                              "mc", "proportion",
-                              partial(_fight, names=names, what="win"),
-                              section="fights, party, bestiary", trials_scale=_SCALE))
-        tag, names = next(iter(ENCOUNTERS.items()))
-        out.append(Metric(f"fights.expected_deaths@{tag}",
-                          f"expected PC deaths against {' + '.join(names)} when every dying PC "
-                          "is stabilised at the end", "PCs", "mc", "mean",
-                          partial(_fight, names=names, what="deaths"),
-                          section="fights, injuries", trials_scale=_SCALE))
-    from ..percentile import duel  # noqa: F401 - ImportError when duels have not landed
+    for tag, names in ENCOUNTERS.items():
+        out.append(Metric(f"fights.party_wins@{tag}",
+                          f"P(the default party wins) against {' + '.join(names)}",
+                          "probability", "mc", "proportion",
+                          partial(_fight, names=names, what="win"),
+                          section="fights, party, bestiary", trials_scale=_SCALE))
+    tag, names = next(iter(ENCOUNTERS.items()))
     a, b = DUEL
     out += [
+        Metric(f"fights.expected_deaths@{tag}",
+               f"expected PC deaths against {' + '.join(names)} when every dying PC is "
+               "stabilised at the end", "PCs", "mc", "mean",
+               partial(_fight, names=names, what="deaths"), section="fights, injuries",
+               trials_scale=_SCALE),
         Metric(f"duel.outcome@{a}v{b}", f"percentile duel, Combat Style {a} against {b}: "
                "who wins", "probability", "mc", "distribution",
                partial(_duel, what="outcome"), section="percentile", trials_scale=_SCALE),
-        Metric(f"duel.rounds@{a}v{b}", f"mean rounds of the same duel", "rounds", "mc", "mean",
+        Metric(f"duel.rounds@{a}v{b}", "mean rounds of the same duel", "rounds", "mc", "mean",
                partial(_duel, what="rounds"), section="percentile", trials_scale=_SCALE),
     ]
     return out

@@ -28,7 +28,7 @@ import numpy as np
 from ..rules import Rules
 
 __all__ = ["Metric", "Measurement", "KINDS", "SHAPES", "metric_seed", "distribution",
-           "mc_proportion", "mc_counts"]
+           "mc_proportion", "mc_counts", "mc_mean", "number"]
 
 KINDS = ("exact", "mc")
 SHAPES = ("scalar", "proportion", "distribution", "mean")
@@ -183,3 +183,15 @@ def mc_counts(vector, labels: Sequence[str], result) -> Measurement:
     total = sum(vector)
     return Measurement(value=tuple(c / total for c in vector), labels=tuple(map(str, labels)),
                        trials=result.trials, seed=result.seed, counts=tuple(vector))
+
+
+def mc_mean(total: float, total_sq: float, result) -> Measurement:
+    """A Monte Carlo mean per trial from a sum and a sum of squares, with its normal 95 %
+    interval (``se = sqrt(sample variance / trials)``)."""
+    from ..montecarlo import z_value
+    n = result.trials
+    mean = float(total) / n
+    var = max((float(total_sq) - float(total) * mean) / max(n - 1, 1), 0.0)
+    half = z_value(0.95) * math.sqrt(var / n)
+    return Measurement(value=mean, interval=(mean - half, mean + half), trials=n,
+                       seed=result.seed, sums=(float(total), float(total_sq)))

@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterable, Mapping
 
 from ..errors import check_integer, check_number, did_you_mean
 from ..rules import Rules, resolve
-from . import (core_metrics, guide_metrics, percentile_metrics, process_metrics,
-               recovery_metrics)
+from . import (core_metrics, fight_metrics, guide_metrics, percentile_metrics,
+               process_metrics, recovery_metrics)
 from .metrics import Measurement, Metric
 
 __all__ = ["catalogue", "metric", "measure", "catalogue_id", "apply_tolerances", "select",
@@ -27,12 +27,8 @@ PROVIDERS: tuple[tuple[str, Callable[[], list[Metric]]], ...] = (
     ("guide", guide_metrics.metrics),
     ("percentile", percentile_metrics.metrics),
     ("process", process_metrics.metrics),
+    ("fights", fight_metrics.metrics),
 )
-
-
-def _extra_providers() -> list[tuple[str, Callable[[], list[Metric]]]]:
-    from . import fight_metrics
-    return [("fights", fight_metrics.metrics)]
 
 
 def catalogue(*, tolerances: Mapping[str, float] | None = None,
@@ -40,7 +36,7 @@ def catalogue(*, tolerances: Mapping[str, float] | None = None,
     """All metrics, in catalogue order, with ``tolerances`` applied (see :func:`apply_tolerances`),
     or only those matching the names or patterns ``only`` (see :func:`select`)."""
     out: list[Metric] = []
-    for _, provider in (*PROVIDERS, *_extra_providers()):
+    for _, provider in PROVIDERS:
         try:
             out += provider()
         except ModuleNotFoundError as exc:  # a part of balance not in this installation
