@@ -107,3 +107,15 @@ def test_holm_adjusted_p_values_reject_what_the_step_down_procedure_rejects(p, a
     adjusted = stats.holm(p)
     assert {i for i, q in enumerate(adjusted) if q <= alpha} == _step_down(p, alpha)
     assert np.all(adjusted >= np.asarray(p) - 1e-15) and np.all(adjusted <= 1)
+
+
+def test_mc_mean_interval_from_sums():
+    from types import SimpleNamespace
+
+    from balance.regression.metrics import mc_mean
+    x = np.random.default_rng(3).poisson(3.0, size=5000).astype(float)
+    m = mc_mean(x.sum(), (x * x).sum(), SimpleNamespace(trials=x.size, seed=3))
+    half = st.norm.isf(0.025) * x.std(ddof=1) / math.sqrt(x.size)
+    assert m.value == pytest.approx(x.mean())
+    assert m.interval == pytest.approx((x.mean() - half, x.mean() + half))
+    assert m.sums == (x.sum(), (x * x).sum()) and m.trials == 5000
