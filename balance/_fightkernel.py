@@ -15,7 +15,7 @@ from .rules import Rules
 __all__ = ["FightSpec", "fight_sampler", "WEAKEST", "RANDOM"]
 
 WEAKEST, RANDOM = 0, 1
-_BIG = np.int64(1 << 40)         # key of a combatant that cannot be targeted
+_BIG = np.int32((1 << 23) - 1)   # key of a combatant that cannot be targeted (HP stays below)
 _SHIFT = 1 << 8         # key = value * _SHIFT + position (at most 256 combatants)
 
 
@@ -82,33 +82,33 @@ def fight_sampler(n: int, rng: np.random.Generator, spec: FightSpec) -> dict[str
     if n == 0:
         return out
     hp = np.repeat(spec.hp[:, None], n, axis=1).astype(np.int32)       # (C, fights)
-    col = np.arange(c, dtype=np.int64)[:, None]
+    col = np.arange(c, dtype=np.int32)[:, None]
     key = _weakest_key(hp, col)                                         # (C, fights)
-    order = _order(spec, n, rng)                                        # (slots, fights)
+    order = _order(spec, n, rng).astype(np.int32 if c * n < 2**31 else np.int64)  # (slots, fights)
     dying = np.zeros((p, n), dtype=np.int32)                            # seconds below 0 HP
     tables = _damage_tables(spec)                                       # [(flat, sizes, L)]
     max_t = int(spec.targets.max())
     # roll needed on the die by attacker a against target t: defence - attack - adjustment
     need = (spec.defences[:, spec.attack_defence].T - spec.attack[:, None]
-            - spec.adjust).ravel().astype(np.int64)                     # (C * C,)
-    targets = spec.targets.astype(np.int64)
+            - spec.adjust).ravel().astype(np.int32)                     # (C * C,)
+    targets = spec.targets.astype(np.int32)
     side = spec.side.astype(np.int8)
     random_policy = RANDOM in spec.policy
     policy = np.asarray(spec.policy, dtype=np.int8)
     all_random = bool((policy == RANDOM).all())
     for rnd in range(1, spec.max_rounds + 1):
         m = hp.shape[1]
-        rows = np.arange(m, dtype=np.int64)
+        rows = np.arange(m, dtype=order.dtype)
         d20 = rng.integers(1, spec.die + 1, size=(c, max_t, m), dtype=np.int16)
         u = rng.random((c, max_t, len(tables), m))
-        draws = rng.integers(0, 1 << 20, size=(c, c, m), dtype=np.int32) if random_policy else None
+        draws = rng.integers(0, 1 << 22, size=(c, c, m), dtype=np.int32) if random_policy else None
         hp_flat, key_flat = hp.reshape(-1), key.reshape(-1)
         for s in range(c):
             a = order[s]
             acting = hp_flat.take(a * m + rows) > 0
             side_a = side.take(a)
             if random_policy:  # a fresh random key per slot; "weakest" actors keep theirs
-                rkey = np.where(hp > 0, draws[s].astype(np.int64), _BIG) * _SHIFT + col
+                rkey = np.where(hp > 0, draws[s], _BIG) * _SHIFT + col
                 if not all_random:
                     rkey = np.where(policy.take(side_a) == RANDOM, rkey, key)
             skip = None
@@ -133,14 +133,13 @@ def fight_sampler(n: int, rng: np.random.Generator, spec: FightSpec) -> dict[str
                 sel = a * 2 + crit                       # (combatant, critical?) row
                 dmg = None
                 for g, (flat, sizes, width) in enumerate(tables):
-                    idx = (u[s, j, g] * sizes.take(sel)).astype(np.int64)
+                    idx = (u[s, j, g] * sizes.take(sel)).astype(np.int32)
                     part = flat.take(sel * width + idx)
                     dmg = part if dmg is None else dmg + part
                 dmg = np.maximum(dmg, spec.minimum_damage) * hit
                 new_hp = hp_flat.take(flat_t) - dmg
                 hp_flat[flat_t] = new_hp
-                key_flat[flat_t] = np.where(new_hp > 0, new_hp.astype(np.int64), _BIG) \
-                    * _SHIFT + t
+                key_flat[flat_t] = np.where(new_hp > 0, new_hp, _BIG) * _SHIFT + t
         # end of round: the dying clock runs for every PC below 0 HP (a whole round, assumed)
         below = hp[:p] < 0
         dying = np.where(below, np.minimum(dying + spec.seconds_per_round,
@@ -205,13 +204,13 @@ def _damage_tables(spec: FightSpec) -> list[tuple[np.ndarray, np.ndarray, int]]:
         flat = np.zeros((len(parts), width), dtype=np.int32)
         for i, p in enumerate(parts):
             flat[i, :p.size] = p
-        out.append((flat.ravel(), np.array([p.size for p in parts], dtype=np.int64), width))
+        out.append((flat.ravel(), np.array([p.size for p in parts], dtype=np.int32), width))
     return out
 
 
 def _weakest_key(hp: np.ndarray, col: np.ndarray) -> np.ndarray:
     """Sort key of "weakest": current HP (down ones last), then position, in one int64."""
-    return np.where(hp > 0, hp.astype(np.int64), _BIG) * _SHIFT + col
+    return np.where(hp > 0, hp, _BIG) * _SHIFT + col
 
 
 def _empty(spec: FightSpec) -> dict[str, np.ndarray]:
