@@ -10,7 +10,7 @@ import pandas as pd
 
 from .cli import add_format, add_rules, emit, load
 
-__all__ = ["register", "changes"]
+__all__ = ["register"]
 
 
 def _plain(value: Any) -> Any:
@@ -21,34 +21,14 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def changes(base: Any, new: Any, path: str = "") -> list[tuple[str, Any, Any]]:
-    """Every leaf that differs between two rules trees: (dotted path, old, new).
-
-    Rows of a table are compared row by row (``injuries.table[3].high``) when both tables
-    have the same length, else the whole table is one change.
-    """
-    if isinstance(base, Mapping) and isinstance(new, Mapping):
-        out = []
-        for key in list(base) + [k for k in new if k not in base]:
-            where = f"{path}.{key}" if path else str(key)
-            out += changes(base.get(key), new.get(key), where)
-        return out
-    if isinstance(base, (list, tuple)) and isinstance(new, (list, tuple)) \
-            and len(base) == len(new) and any(isinstance(v, Mapping) for v in base):
-        out = []
-        for i, (a, b) in enumerate(zip(base, new)):
-            out += changes(a, b, f"{path}[{i}]")
-        return out
-    return [] if _plain(base) == _plain(new) else [(path, _plain(base), _plain(new))]
-
-
 def _check(args) -> int:
     from .rules import default_rules
 
+    from .report.data import rule_changes
+
     rules = load(args.files)
     base = default_rules()
-    diff = changes(base.to_dict(), rules.to_dict())
-    frame = pd.DataFrame(diff, columns=["key", "bundled", "variant"])
+    frame = rule_changes(rules, base)
     frame["bundled"] = frame["bundled"].map(_text)
     frame["variant"] = frame["variant"].map(_text)
     title = (f"ok: {' + '.join(args.files)}\nfingerprint {rules.fingerprint} "

@@ -76,9 +76,9 @@ def test_death_curves_overlay_two_rule_sets_on_one_axes():
     variant = RULES.updated({"injuries": {"death_threshold": 180}})
     a = data.death_surface(negative_hp=[5], wounds=[0, 1])
     b = data.death_surface(negative_hp=[5], wounds=[0, 1], rules=variant)
-    ax = bl.plots.death_curves(a, label="A: ")
-    bl.plots.death_curves(b, ax=ax, linestyle="--", label="B: ")
+    ax = bl.plots.compare_death_curves(a, b, names=("176", "180"))
     lines = curves(ax)
+    assert [t.get_text() for t in ax.get_legend().get_texts()][2] == "180: 0 wound(s), -5 HP"
     assert len(lines) == 4
     assert [ln.get_linestyle() for ln in lines] == ["-", "-", "--", "--"]
     np.testing.assert_allclose(lines[3].get_ydata(),

@@ -97,11 +97,21 @@ def test_french_report(reports):
 def test_report_for_a_variant_names_its_folder_and_fingerprint(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     path = bl.report.build_report("death_threshold_180", trials=200, seed=1, progress=False,
-                                  topics=["death", "assumptions"])
+                                  topics=["changes", "death", "assumptions"])
     assert path == (tmp_path / "reports" / "death_threshold_180").resolve()
     page = html_of(path)
     assert bl.load_rules("death_threshold_180").fingerprint in page
     assert "<section id='injuries'>" not in page
+    changes = re.search(r"<section id='changes'>(.*?)</section>", page, re.S).group(1)
+    rows = re.findall(r"<tr>(<td.*?)</tr>", changes)
+    assert len(rows) == 1 and re.findall(r"<td[^>]*>([^<]*)</td>", rows[0]) == \
+        ["injuries.death_threshold", "176", "180"]
+
+
+def test_bundled_rules_change_nothing(reports):
+    page = html_of(reports["en"])
+    changes = re.search(r"<section id='changes'>(.*?)</section>", page, re.S).group(1)
+    assert "None: these are the bundled rules." in changes and "<table" not in changes
 
 
 def fail_in_render(monkeypatch):

@@ -10,7 +10,7 @@ axes. Plots never simulate: they draw what they are given.
 from __future__ import annotations
 
 from ._style import PALETTE
-from .core import (d20_success, death_curves, injury_bands, injury_heatmap, mc_check,
+from .core import (compare_death_curves, d20_success, death_curves, injury_bands, injury_heatmap, mc_check,
                    negotiation_curves, negotiation_rules, sp_distribution, treatment_curves)
 from .encounters import calibration_rates
 from .intervals import interval_curves
@@ -18,7 +18,7 @@ from .percentile import (attribute_distribution, duel_gap, grade_curves, opposed
                          tier_curves)
 from .processes import campaign_deaths, knockout_risk, rescue_curves, wound_burden
 
-__all__ = ["PALETTE", "death_curves", "injury_bands", "injury_heatmap", "d20_success",
+__all__ = ["PALETTE", "death_curves", "compare_death_curves", "injury_bands", "injury_heatmap", "d20_success",
            "sp_distribution", "treatment_curves", "negotiation_curves", "negotiation_rules",
            "mc_check",
            "interval_curves", "rescue_curves", "campaign_deaths", "wound_burden",

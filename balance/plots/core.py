@@ -17,7 +17,8 @@ from ._style import (LINESTYLES, PALETTE, axes, band_colour, check_lang, finish,
                      text)
 
 __all__ = ["death_curves", "injury_bands", "injury_heatmap", "d20_success", "sp_distribution",
-           "treatment_curves", "negotiation_curves", "negotiation_rules", "mc_check"]
+           "treatment_curves", "negotiation_curves", "negotiation_rules", "mc_check",
+           "compare_death_curves"]
 
 
 def _death_rows(surface: pd.DataFrame) -> pd.DataFrame:
@@ -273,3 +274,15 @@ def mc_check(simulated: pd.DataFrame, exact: pd.DataFrame, *, ax=None, lang: str
     ax.plot(x, exact["probability"].to_numpy(), "x", color=PALETTE[1], label=text("exact", lang))
     ax.set_xticks(x, simulated[name].astype(str), rotation=90, fontsize=6)
     return finish(ax, title=text("mc_check_title", lang), ylabel=text("probability", lang))
+
+
+def compare_death_curves(first: pd.DataFrame, second: pd.DataFrame, *,
+                         names: tuple[str, str] = ("A", "B"), ax=None, lang: str = "en",
+                         rules: Rules | None = None, **select):
+    """Two rule sets' death curves on one axes: ``first`` solid, ``second`` dashed, the same
+    colour per wound count (e.g. the bundled rules and a variant, RULES.md 1.2). ``select``
+    (``negative_hp=``, ``wounds=``) picks the curves; ``rules`` places the wall."""
+    ax = death_curves(first, ax=ax, lang=lang, rules=rules, linestyle="-",
+                      label=f"{names[0]}: ", **select)
+    return death_curves(second, ax=ax, lang=lang, rules=rules, linestyle="--",
+                        label=f"{names[1]}: ", **select)

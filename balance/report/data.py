@@ -9,7 +9,8 @@ Each function returns a tidy DataFrame a plot of :mod:`balance.plots` takes as i
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -19,7 +20,7 @@ from ..errors import check_integer_array
 from ..rules import Rules, resolve
 
 __all__ = ["death_surface", "d20_table", "negotiation_table", "severity_bands",
-           "negotiation_rules_table", "opposed_table"]
+           "negotiation_rules_table", "opposed_table", "rule_changes"]
 
 
 def death_surface(seconds=None, negative_hp: Sequence[int] = (1, 5, 10, 20),
@@ -147,3 +148,42 @@ def opposed_table(skills=range(5, 101, 5), *, rules: Rules | None = None) -> pd.
                          out["stalemate"]))
     return pd.DataFrame(rows, columns=["first", "second", "first_wins", "second_wins",
                                        "stalemate"])
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (tuple, list)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _changes(base: Any, new: Any, path: str = "") -> list[tuple[str, Any, Any]]:
+    """Every leaf that differs between two rules trees: (dotted path, old, new).
+
+    Rows of a table are compared row by row (``injuries.table[3].high``) when both tables
+    have the same length, else the whole table is one change.
+    """
+    if isinstance(base, Mapping) and isinstance(new, Mapping):
+        out = []
+        for key in list(base) + [k for k in new if k not in base]:
+            where = f"{path}.{key}" if path else str(key)
+            out += _changes(base.get(key), new.get(key), where)
+        return out
+    if isinstance(base, (list, tuple)) and isinstance(new, (list, tuple)) \
+            and len(base) == len(new) and any(isinstance(v, Mapping) for v in base):
+        out = []
+        for i, (a, b) in enumerate(zip(base, new)):
+            out += _changes(a, b, f"{path}[{i}]")
+        return out
+    return [] if _plain(base) == _plain(new) else [(path, _plain(base), _plain(new))]
+
+
+def rule_changes(rules: Rules, base: Rules | None = None) -> pd.DataFrame:
+    """What ``rules`` change against ``base`` (default: the bundled rules): one row per value,
+    columns key (dotted path, ``table[i].column`` for table rows), bundled, variant."""
+    from ..rules import default_rules
+
+    base = default_rules() if base is None else base
+    rows = _changes(base.to_dict(), resolve(rules).to_dict())
+    return pd.DataFrame(rows, columns=["key", "bundled", "variant"])

@@ -12,7 +12,7 @@ from ._base import Context
 __all__ = ["TOPICS", "Context", "available_topics", "topic_module"]
 
 #: report order
-TOPICS = ("death", "injuries", "montecarlo_check", "rescue", "campaign", "d20", "treatment",
+TOPICS = ("changes", "death", "injuries", "montecarlo_check", "rescue", "campaign", "d20", "treatment",
           "negotiation", "negotiation_rules", "encounters", "percentile", "duels", "assumptions")
 #: sections planned but not written yet (their modules were not there): listed as missing
 PENDING: tuple[str, ...] = ()

@@ -45,25 +45,24 @@ def _assumed_lines(rules: Rules, sections: tuple[str, ...]) -> tuple[str, ...]:
 def make_section(ctx: Context, key: str, *, title: str, text_key: str | None = None,
                  rules_sections: tuple[str, ...] = (), figures: tuple[Figure, ...] = (),
                  tables: tuple[Table, ...] = (), simulated: list | None = None,
-                 text_fields: dict | None = None) -> Section:
+                 text_fields: dict | None = None, notes: tuple[str, ...] | None = None
+                 ) -> Section:
     """A section with its provenance: rules fingerprint, assumed values of ``rules_sections``,
     and for Monte Carlo sections (``simulated``: the Simulation/MCResult objects shown) their
-    trials and seed."""
+    trials and seed. ``notes`` replaces the default note (exact or Monte Carlo)."""
     provenance = [(ctx.t("fingerprint"), ctx.rules.fingerprint)]
-    notes = []
     if simulated:
-        trials = sorted({int(s.trials) for s in simulated})
-        seeds = sorted({str(s.seed) for s in simulated})
-        provenance += [(ctx.t("trials"), ", ".join(f"{n:,}" for n in trials)),
-                       (ctx.t("seed"), ", ".join(seeds))]
-        notes.append(ctx.t("mc_note", trials=", ".join(f"{n:,}" for n in trials),
-                           seed=", ".join(seeds)))
+        trials = ", ".join(f"{n:,}" for n in sorted({int(s.trials) for s in simulated}))
+        seeds = ", ".join(sorted({str(s.seed) for s in simulated}))
+        provenance += [(ctx.t("trials"), trials), (ctx.t("seed"), seeds)]
+        default = (ctx.t("mc_note", trials=trials, seed=seeds),)
     else:
-        notes.append(ctx.t("exact_note"))
+        default = (ctx.t("exact_note"),)
     return Section(key=key, title=ctx.t(title),
                    text=ctx.t(text_key, **(text_fields or {})) if text_key else "",
                    figures=tuple(figures), tables=tuple(tables), provenance=tuple(provenance),
-                   assumed=_assumed_lines(ctx.rules, rules_sections), notes=tuple(notes))
+                   assumed=_assumed_lines(ctx.rules, rules_sections),
+                   notes=default if notes is None else tuple(notes))
 
 
 def fmt_prob(p: float, digits: int = 1) -> str:

@@ -17,6 +17,5 @@ def render(results: dict, ctx: Context):
     frame = results["assumptions"].copy()
     frame["value"] = frame["value"].map(short_value)
     frame.columns = [ctx.t("col_key"), ctx.t("col_value"), ctx.t("col_note")]
-    section = make_section(ctx, KEY, title="sec_assumptions", text_key="sec_assumptions_text",
-                           tables=(Table(f"{KEY}_table", frame),))
-    return section
+    return make_section(ctx, KEY, title="sec_assumptions", text_key="sec_assumptions_text",
+                        tables=(Table(f"{KEY}_table", frame),), notes=())

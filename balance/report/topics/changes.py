@@ -1,0 +1,33 @@
+"""Section: what the reported rules change against the bundled ones (a variant's diff)."""
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from ...rules import Rules
+from .. import data
+from ..model import Table
+from ._base import Context, make_section
+
+KEY = "changes"
+REQUIRES = ()
+
+
+def compute(rules: Rules, settings) -> dict:
+    return {"changes": data.rule_changes(rules)}
+
+
+def _show(value) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def render(results: dict, ctx: Context):
+    frame = results["changes"]
+    shown = pd.DataFrame({ctx.t("col_key"): frame["key"],
+                          ctx.t("col_bundled"): frame["bundled"].map(_show),
+                          ctx.t("col_variant"): frame["variant"].map(_show)})
+    return make_section(ctx, KEY, title="sec_changes", text_key="sec_changes_text",
+                        text_fields={"sources": " + ".join(ctx.rules.sources)},
+                        tables=(Table(f"{KEY}_table", shown),) if len(shown) else (),
+                        notes=() if len(shown) else (ctx.t("no_changes"),))
