@@ -24,7 +24,7 @@ __all__ = ["iterate_processes", "shutdown_workers", "portable", "IDLE_TIMEOUT"]
 IDLE_TIMEOUT = 300.0
 
 _lock = threading.Lock()
-_state: dict = {"pool": None, "helpers": 0, "starter": None, "timer": None}
+_state: dict = {"pool": None, "helpers": 0, "starter": None, "timer": None, "busy": False}
 _SAMPLER: dict[str, Callable] = {}  # in a helper: the sampler of the current run, by token
 
 
@@ -83,11 +83,21 @@ def _start(pool, helpers: int) -> None:
         pass
 
 
-def _acquire(helpers: int):
-    """The cached pool of ``helpers`` processes (new if none, other size, or broken)."""
+def _new_pool(helpers: int):
     from concurrent.futures import ProcessPoolExecutor
 
+    pool = ProcessPoolExecutor(max_workers=helpers, mp_context=_context(), initializer=_init)
+    starter = threading.Thread(target=_start, args=(pool, helpers), daemon=True)
+    starter.start()
+    return pool, starter
+
+
+def _acquire(helpers: int):
+    """``(pool, starter, cached)``: the cached pool of ``helpers`` processes (made anew if
+    none, of another size, or broken), or a private pool when another run is using it."""
     with _lock:
+        if _state["busy"]:
+            return (*_new_pool(helpers), False)
         if _state["timer"] is not None:
             _state["timer"].cancel()
             _state["timer"] = None
@@ -96,16 +106,15 @@ def _acquire(helpers: int):
             _release_locked(terminate=False)
             pool = None
         if pool is None:
-            pool = ProcessPoolExecutor(max_workers=helpers, mp_context=_context(),
-                                       initializer=_init)
-            starter = threading.Thread(target=_start, args=(pool, helpers), daemon=True)
-            starter.start()
+            pool, starter = _new_pool(helpers)
             _state.update(pool=pool, helpers=helpers, starter=starter)
-        return pool, _state["starter"]
+        _state["busy"] = True
+        return pool, _state["starter"], True
 
 
 def _idle(pool) -> None:
     with _lock:
+        _state["busy"] = False
         if _state["pool"] is pool:
             _state["timer"] = threading.Timer(IDLE_TIMEOUT, _expire, args=(pool,))
             _state["timer"].daemon = True
@@ -122,9 +131,12 @@ def _release_locked(terminate: bool) -> None:
     pool, starter = _state["pool"], _state["starter"]
     if _state["timer"] is not None:
         _state["timer"].cancel()
-    _state.update(pool=None, helpers=0, starter=None, timer=None)
-    if pool is None:
-        return
+    _state.update(pool=None, helpers=0, starter=None, timer=None, busy=False)
+    if pool is not None:
+        _close(pool, starter, terminate)
+
+
+def _close(pool, starter: threading.Thread | None, terminate: bool) -> None:
     if terminate:
         if starter is not None:
             starter.join(timeout=30)
@@ -159,7 +171,7 @@ def iterate_processes(sampler: Callable, plan: Plan, chunks: list[Chunk],
                       workers: int) -> Iterator[Result]:
     """Run the chunks on this process and ``workers - 1`` helper processes, in chunk order."""
     payload, token = portable(sampler), uuid.uuid4().hex
-    pool, starter = _acquire(workers - 1)
+    pool, starter, cached = _acquire(workers - 1)
     try:
         yield from _ordered(lambda c: pool.submit(run_payload, token, payload, plan, *c),
                             lambda f: f.result(), chunks, 2 * (workers - 1) + 1,
@@ -167,9 +179,12 @@ def iterate_processes(sampler: Callable, plan: Plan, chunks: list[Chunk],
                             ready=lambda: not starter.is_alive())
     except BaseException:
         with _lock:
-            if _state["pool"] is pool:
+            if cached and _state["pool"] is pool:
                 _release_locked(terminate=True)
             else:
-                _terminate(pool)
+                _close(pool, starter, terminate=True)
         raise
-    _idle(pool)
+    if cached:
+        _idle(pool)
+    else:
+        _close(pool, starter, terminate=False)

@@ -299,6 +299,16 @@ def test_notebook_style_samplers_travel_by_value_and_unpicklable_ones_are_refuse
             chunk_size=1)
 
 
+def test_concurrent_parallel_runs_from_threads(reference):
+    from concurrent.futures import ThreadPoolExecutor
+    _warm_helper()
+    with ThreadPoolExecutor(2) as threads:
+        results = list(threads.map(lambda _: run(mixed, TRIALS, seed=2024, workers=2,
+                                                 chunk_size=1), range(2)))
+    assert all(same(res, reference) for res in results)
+    assert _mcpool._state["pool"] is not None and not _mcpool._state["busy"]
+
+
 def test_shutdown_workers():
     run(faces, 4 * BLOCK_SIZE, seed=1, workers=2, chunk_size=1)
     montecarlo.shutdown_workers()
