@@ -231,9 +231,15 @@ def test_campaign_plots(campaign):
     assert np.all(np.diff(line.get_ydata()) >= 0)  # cumulative
     assert ax.get_xlabel() == "Combat"
     ax = bl.plots.wound_burden(campaign)
-    polys = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    bands = [c for c in ax.collections if isinstance(c, PolyCollection)]
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert len(polys) == len(labels) and labels[-1] == "dead"
+    assert len(bands) == len(labels) == len(ax.get_lines()) and labels[-1] == "dead"
+    wounds = campaign.extra["wounds"]
+    dead = wounds[wounds.wounds == "dead"].sort_values("fight")
+    np.testing.assert_allclose(ax.get_lines()[-1].get_ydata(), dead["probability"])
+    # at every fight the shares of the curves drawn (the others are all zero) sum to 1
+    total = sum(ln.get_ydata() for ln in ax.get_lines())
+    np.testing.assert_allclose(total, 1.0)
     ax = bl.plots.knockout_risk(campaign)
     assert ax.get_ylabel() == "Probability of death"
 

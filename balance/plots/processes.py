@@ -59,22 +59,24 @@ def campaign_deaths(result, *, ax=None, lang: str = "en", label: str = "",
 
 
 def wound_burden(result, *, ax=None, lang: str = "en"):
-    """Distribution of unhealed injuries carried out of each fight (and death), as stacked
-    areas (``balance.campaign.simulate(...)`` or its ``.extra["wounds"]``)."""
+    """Share of characters carrying 0, 1, 2... unhealed injuries out of each fight (and dead),
+    one curve each with its 95 % band (``balance.campaign.simulate(...)`` or its
+    ``.extra["wounds"]``)."""
     lang = check_lang(lang)
     frame = _table(result, "wounds")
-    wide = frame.pivot_table(index="fight", columns="wounds", values="probability",
-                             aggfunc="sum")
-    counts = sorted((c for c in wide.columns if c != "dead"), key=int)
-    keep = [c for c in counts if wide[c].max() > 0]
-    cols = keep + (["dead"] if "dead" in wide else [])
-    labels = [text("wounds_n", lang, value=c) for c in keep] + [text("dead", lang)] * ("dead" in wide)
-    colours = [band_colour(i, len(cols)) for i in range(len(cols))]
+    seen = frame.groupby("wounds", sort=False)["probability"].max()
+    keys = sorted((k for k in seen.index if k != "dead" and seen[k] > 0), key=int)
+    keys += ["dead"] if "dead" in seen.index else []
     ax = axes(ax)
-    ax.stackplot(wide.index.to_numpy(), wide[cols].to_numpy().T, labels=labels, colors=colours,
-                 alpha=0.9)
-    ax.set_xlim(wide.index.min(), wide.index.max())
-    ax.set_ylim(0, 1)
+    for i, key in enumerate(keys):
+        part = frame[frame["wounds"] == key].sort_values("fight")
+        colour = band_colour(i, len(keys))
+        name = text("dead", lang) if key == "dead" else text("wounds_n", lang, value=key)
+        ax.plot(part["fight"], part["probability"], color=colour, marker="o", markersize=3,
+                label=name)
+        ax.fill_between(part["fight"], part["ci_low"], part["ci_high"], color=colour,
+                        alpha=0.25, linewidth=0)
+    ax.set_ylim(-0.02, 1.02)
     return finish(ax, title=text("burden_title", lang), xlabel=text("fight", lang),
                   ylabel=text("probability", lang), legend_outside=True)
 
