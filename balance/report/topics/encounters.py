@@ -1,6 +1,7 @@
 """Section: does the GM guide's calibration predict the fight? (RULES.md 2.3-2.4)"""
 from __future__ import annotations
 
+import re
 from types import SimpleNamespace
 
 import pandas as pd
@@ -29,8 +30,7 @@ def compute(rules: Rules, settings) -> dict:
 
 
 def render(results: dict, ctx: Context):
-    check = results["check"]
-    table = check.table
+    table = _translated(results["check"].table, ctx)
     fig = Figure(figsize=(10, 8), layout="constrained")
     top, bottom = fig.subplots(2, 1)
     plots.calibration_rates(table, ax=top, lang=ctx.lang, rules=ctx.rules)
@@ -58,3 +58,17 @@ def _challenge(calibration, ctx: Context) -> str:
     from ...encounters import challenge
 
     return challenge(calibration, lang=ctx.lang, rules=ctx.rules)
+
+
+def _translated(table: pd.DataFrame, ctx: Context) -> pd.DataFrame:
+    """Creature names of the family and encounter columns in the report's language."""
+    if ctx.lang == "en":
+        return table
+    names = {row["en"]: row.get(ctx.lang) or row["en"]
+             for row in ctx.rules["bestiary"]["creatures"]}
+    pattern = re.compile("|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)))
+
+    def swap(text: str) -> str:
+        return pattern.sub(lambda m: names[m.group(0)], text)
+
+    return table.assign(family=table["family"].map(swap), encounter=table["encounter"].map(swap))
