@@ -8,6 +8,8 @@ negotiation. Each takes results (tidy frames) plus an optional ``ax`` and return
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import matplotlib.colors
 import numpy as np
 import pandas as pd
@@ -15,6 +17,9 @@ import pandas as pd
 from ..rules import Rules, resolve
 from ._style import (LINESTYLES, PALETTE, axes, band_colour, check_lang, finish, pick_column,
                      text)
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = ["death_curves", "injury_bands", "injury_heatmap", "d20_success", "sp_distribution",
            "treatment_curves", "negotiation_curves", "negotiation_rules", "mc_check",
@@ -39,7 +44,7 @@ def _select(frame: pd.DataFrame, column: str, values) -> pd.DataFrame:
     return frame[frame[column].isin(values)]
 
 
-def death_curves(surface: pd.DataFrame, *, negative_hp=None, wounds=None, ax=None,
+def death_curves(surface: pd.DataFrame, *, negative_hp=None, wounds=None, ax: Axes | None = None,
                  lang: str = "en", wall: int | None = None, rules: Rules | None = None,
                  linestyle: str | None = None, label: str = "", title: str | None = None):
     """Death probability against seconds at negative HP, one curve per wound count and
@@ -89,7 +94,7 @@ def _one_state(surface: pd.DataFrame, negative_hp, wounds) -> tuple[pd.DataFrame
 
 
 def injury_bands(surface: pd.DataFrame, *, negative_hp: int | None = None,
-                 wounds: int | None = None, ax=None, lang: str = "en"):
+                 wounds: int | None = None, ax: Axes | None = None, lang: str = "en"):
     """Outcome of the critical-injury roll by severity band (test modifier 0 / -5 / -10 / -15,
     then death) as stacked areas over seconds at negative HP (RULES.md 1.2)."""
     lang = check_lang(lang)
@@ -115,7 +120,7 @@ def injury_bands(surface: pd.DataFrame, *, negative_hp: int | None = None,
 
 
 def injury_heatmap(surface: pd.DataFrame, *, negative_hp: int | None = None,
-                   wounds: int | None = None, ax=None, lang: str = "en"):
+                   wounds: int | None = None, ax: Axes | None = None, lang: str = "en"):
     """The whole critical-injury table as a heatmap: one row per injury (and death), seconds
     across, colour = probability (RULES.md 1.2). Injury names in ``lang`` from the rules."""
     lang = check_lang(lang)
@@ -138,7 +143,7 @@ def injury_heatmap(surface: pd.DataFrame, *, negative_hp: int | None = None,
     return ax
 
 
-def d20_success(table: pd.DataFrame, *, ax=None, lang: str = "en", label: str | None = None):
+def d20_success(table: pd.DataFrame, *, ax: Axes | None = None, lang: str = "en", label: str | None = None):
     """Chance of success of a d20 Test against the characteristic C' (RULES.md 1.1).
 
     ``table``: ``balance.report.data.d20_table()`` (characteristic, success, ...).
@@ -153,7 +158,7 @@ def d20_success(table: pd.DataFrame, *, ax=None, lang: str = "en", label: str | 
                   ylabel=text("success_chance", lang), legend=label is not None)
 
 
-def sp_distribution(table: pd.DataFrame, *, ax=None, lang: str = "en"):
+def sp_distribution(table: pd.DataFrame, *, ax: Axes | None = None, lang: str = "en"):
     """Distribution of the Success Points against the characteristic, as a heatmap; the share
     of failures is the blank part of each column (RULES.md 1.1)."""
     lang = check_lang(lang)
@@ -181,7 +186,7 @@ def _level_name(level: str, lang: str, rules: Rules | None) -> str:
 
 
 def treatment_curves(cure_table: pd.DataFrame, *, level: str = "light", value: str = "chance",
-                     ax=None, lang: str = "en", rules: Rules | None = None):
+                     ax: Axes | None = None, lang: str = "en", rules: Rules | None = None):
     """Treatment cure chance (``value="chance"``) or expected time in hours
     (``value="expected_hours"``, log scale, never-cured points left out) against Cunning, one
     curve per injury band (RULES.md 1.3). ``cure_table``: ``balance.treatment.cure_table()``."""
@@ -206,7 +211,7 @@ def treatment_curves(cure_table: pd.DataFrame, *, level: str = "light", value: s
                   ylabel=text("cure_chance" if value == "chance" else "expected_hours", lang))
 
 
-def negotiation_curves(table: pd.DataFrame, *, ax=None, lang: str = "en"):
+def negotiation_curves(table: pd.DataFrame, *, ax: Axes | None = None, lang: str = "en"):
     """Expected price change against the ask X, one curve per Psychology value, the best ask
     marked (RULES.md 1.5). ``table``: ``balance.report.data.negotiation_table()``."""
     lang = check_lang(lang)
@@ -228,7 +233,7 @@ def negotiation_curves(table: pd.DataFrame, *, ax=None, lang: str = "en"):
                   ylabel=text("expected_change", lang))
 
 
-def negotiation_rules(table: pd.DataFrame, *, ax=None, lang: str = "en"):
+def negotiation_rules(table: pd.DataFrame, *, ax: Axes | None = None, lang: str = "en"):
     """The Psychology rule (core rules, best ask) against the GM guide's Charisma rule:
     expected price reduction against the chance that the check succeeds, each point labelled
     with its characteristic or modifier (RULES.md 1.5, 2.6).
@@ -254,7 +259,7 @@ def negotiation_rules(table: pd.DataFrame, *, ax=None, lang: str = "en"):
                   ylabel=text("expected_change", lang), legend_loc="lower right")
 
 
-def mc_check(simulated: pd.DataFrame, exact: pd.DataFrame, *, ax=None, lang: str = "en"):
+def mc_check(simulated: pd.DataFrame, exact: pd.DataFrame, *, ax: Axes | None = None, lang: str = "en"):
     """A Monte Carlo twin against its exact answer: simulated estimates with their 95 %
     intervals (error bars) and the exact values (crosses), one point per outcome row.
 
@@ -277,7 +282,7 @@ def mc_check(simulated: pd.DataFrame, exact: pd.DataFrame, *, ax=None, lang: str
 
 
 def compare_death_curves(first: pd.DataFrame, second: pd.DataFrame, *,
-                         names: tuple[str, str] = ("A", "B"), ax=None, lang: str = "en",
+                         names: tuple[str, str] = ("A", "B"), ax: Axes | None = None, lang: str = "en",
                          rules: Rules | None = None, **select):
     """Two rule sets' death curves on one axes: ``first`` solid, ``second`` dashed, the same
     colour per wound count (e.g. the bundled rules and a variant, RULES.md 1.2). ``select``

@@ -2,11 +2,16 @@
 with the guide's named challenge levels in the background."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
 from ..rules import Rules, resolve
 from ._style import PALETTE, axes, check_lang, finish, text
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = ["calibration_rates"]
 
@@ -32,7 +37,7 @@ def _challenge_bands(ax, lo: float, hi: float, lang: str, rules: Rules) -> None:
     top.tick_params(length=0)
 
 
-def calibration_rates(table, *, metric: str = "party_win_rate", ax=None, lang: str = "en",
+def calibration_rates(table, *, metric: str = "party_win_rate", ax: Axes | None = None, lang: str = "en",
                       rules: Rules | None = None, level: int | None = None):
     """Simulated win rate (or knockout rate) of each encounter against its calibration, one
     colour per encounter family, 95 % intervals as error bars, challenge levels shaded.

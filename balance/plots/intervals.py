@@ -2,15 +2,20 @@
 ci_high), e.g. death against rescue time or the wound burden over fights."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pandas as pd
 
 from ._style import PALETTE, axes, check_lang, finish, pick_column, text
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = ["interval_curves"]
 
 
 def interval_curves(table, x: str, *, y: str | None = None, group: str | None = None,
-                    group_label: str | None = None, ax=None, lang: str = "en",
+                    group_label: str | None = None, ax: Axes | None = None, lang: str = "en",
                     title: str | None = None, xlabel: str | None = None,
                     ylabel: str | None = None, linestyle: str = "-", label: str = ""):
     """One curve per ``group`` value of ``y`` against ``x``, each with its shaded 95 % band.

@@ -2,12 +2,17 @@
 rolls, duels, derived attributes. Names of tiers and grades come from the rules in ``lang``."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
 from ..rules import Rules, resolve
 from ._style import PALETTE, axes, band_colour, check_lang, finish, text
 from .intervals import interval_curves
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = ["tier_curves", "grade_curves", "opposed_heatmap", "duel_gap",
            "attribute_distribution"]
@@ -19,7 +24,7 @@ def _names(rules: Rules | None, table: str, lang: str) -> dict[str, str]:
     return {r.get("key", r["en"]): r.get(lang) or r["en"] for r in rows}
 
 
-def grade_curves(tier_table: pd.DataFrame, *, ax=None, lang: str = "en",
+def grade_curves(tier_table: pd.DataFrame, *, ax: Axes | None = None, lang: str = "en",
                  rules: Rules | None = None):
     """Chance of success or critical against skill, one curve per difficulty grade (§3.1).
     ``tier_table``: ``balance.percentile.tier_table()``."""
@@ -42,7 +47,7 @@ def _grade_names(rules, lang) -> dict[str, str]:
     return {r["en"]: r.get(lang) or r["en"] for r in rows}
 
 
-def tier_curves(tier_table: pd.DataFrame, *, grade: str = "Standard", ax=None,
+def tier_curves(tier_table: pd.DataFrame, *, grade: str = "Standard", ax: Axes | None = None,
                 lang: str = "en", rules: Rules | None = None):
     """Probabilities of the four tiers (fumble, failure, success, critical) against skill for
     one grade, as stacked areas (§3.1)."""
@@ -66,7 +71,7 @@ def tier_curves(tier_table: pd.DataFrame, *, grade: str = "Standard", ax=None,
                   legend_outside=True)
 
 
-def opposed_heatmap(table: pd.DataFrame, *, ax=None, lang: str = "en"):
+def opposed_heatmap(table: pd.DataFrame, *, ax: Axes | None = None, lang: str = "en"):
     """Chance that the first side wins an opposed roll, over both skills (§3.1).
     ``table``: ``balance.report.data.opposed_table()`` (first, second, first_wins...)."""
     lang = check_lang(lang)
@@ -88,7 +93,7 @@ def opposed_heatmap(table: pd.DataFrame, *, ax=None, lang: str = "en"):
     return ax
 
 
-def duel_gap(table: pd.DataFrame, *, ax=None, lang: str = "en"):
+def duel_gap(table: pd.DataFrame, *, ax: Axes | None = None, lang: str = "en"):
     """Duel win probability of the first fighter against the skill gap, one curve per
     opponent skill, with 95 % bands (§3.3). ``table``: ``balance.percentile.duel_table()``."""
     lang = check_lang(lang)
@@ -102,7 +107,7 @@ def duel_gap(table: pd.DataFrame, *, ax=None, lang: str = "en"):
                   ylabel=text("first_wins", lang), legend_outside=True)
 
 
-def attribute_distribution(distribution: pd.Series, *, ax=None, lang: str = "en",
+def attribute_distribution(distribution: pd.Series, *, ax: Axes | None = None, lang: str = "en",
                            attribute: str | None = None, title: str | None = None):
     """Bar chart of an exact distribution (value -> probability), e.g.
     ``balance.percentile.human_distribution("action_points")`` (§3.2)."""

@@ -3,6 +3,8 @@ campaign wound burden. They take :class:`~balance.results.Simulation` objects or
 every estimate is drawn with its 95 % interval."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
@@ -10,10 +12,13 @@ from ..rules import Rules, resolve
 from ._style import PALETTE, axes, band_colour, check_lang, finish, text
 from .intervals import interval_curves
 
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
 __all__ = ["rescue_curves", "campaign_deaths", "wound_burden", "knockout_risk"]
 
 
-def rescue_curves(curve: pd.DataFrame, *, ax=None, lang: str = "en", exact: bool = True,
+def rescue_curves(curve: pd.DataFrame, *, ax: Axes | None = None, lang: str = "en", exact: bool = True,
                   wall: int | None = None, rules: Rules | None = None,
                   linestyle: str = "-", label: str = ""):
     """Death probability against rescue time, one curve per wound count with its 95 % band
@@ -43,7 +48,7 @@ def _table(result, name: str | None = None) -> pd.DataFrame:
     return result.table if name is None else result.extra[name]
 
 
-def campaign_deaths(result, *, ax=None, lang: str = "en", label: str = "",
+def campaign_deaths(result, *, ax: Axes | None = None, lang: str = "en", label: str = "",
                     linestyle: str = "-"):
     """Cumulative death probability over fights 1..N with its 95 % band
     (``balance.campaign.simulate(...)`` or its ``.table``)."""
@@ -58,7 +63,7 @@ def campaign_deaths(result, *, ax=None, lang: str = "en", label: str = "",
                   ylabel=text("cumulative_death", lang))
 
 
-def wound_burden(result, *, ax=None, lang: str = "en"):
+def wound_burden(result, *, ax: Axes | None = None, lang: str = "en"):
     """Share of characters carrying 0, 1, 2... unhealed injuries out of each fight (and dead),
     one curve each with its 95 % band (``balance.campaign.simulate(...)`` or its
     ``.extra["wounds"]``)."""
@@ -81,7 +86,7 @@ def wound_burden(result, *, ax=None, lang: str = "en"):
                   ylabel=text("probability", lang), legend_outside=True)
 
 
-def knockout_risk(result, *, ax=None, lang: str = "en"):
+def knockout_risk(result, *, ax: Axes | None = None, lang: str = "en"):
     """P(death | knocked out carrying n unhealed injuries) with 95 % intervals
     (``balance.campaign.simulate(...)`` or its ``.extra["knockout_risk"]``)."""
     lang = check_lang(lang)
