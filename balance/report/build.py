@@ -112,11 +112,15 @@ def build_report(rules: Rules | str | Path | None = None, *, out: str | Path | N
     start = time.perf_counter()
     modules, _ = available_topics(topics)
     disable = None if progress is None else not progress
-    with tqdm(total=2 * len(modules) + 1, desc="balance report", unit="step",
-              disable=disable, leave=False) as bar:
+    keys = [m.KEY for m in modules]
+    plan = [f"computing {k}" for k in keys] + [f"drawing {k}" for k in keys] + ["writing"]
+    with tqdm(total=len(plan), desc="balance report", unit="step", disable=disable,
+              leave=False) as bar:
+        bar.set_postfix_str(plan[0])
+
         def step(key: str) -> None:
-            bar.set_postfix_str(key)
             bar.update()
+            bar.set_postfix_str(plan[min(bar.n, len(plan) - 1)])
 
         bundle = compute_bundle(rules, trials=trials, seed=seed, workers=workers,
                                 topics=topics, on_step=step)
