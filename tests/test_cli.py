@@ -96,6 +96,14 @@ def test_guide_and_percentile_queries(capsys):
                                    "fumble": 0.02})
 
 
+def test_rest_query_follows_the_documents_examples(capsys):
+    code, out, _ = run(capsys, "rest", "3:13", "5:12", "--format", "json")
+    rows = json.loads(out)
+    assert code == 0 and [r["regeneration"] for r in rows] == [39, 60]  # cave: 99
+    code, out, _ = run(capsys, "rest", "14:adequate")
+    assert code == 0 and out.startswith("regeneration: 180")  # 12 counted hours x 15
+
+
 def test_rules_check_lists_what_a_variant_changes(capsys, tmp_path):
     variant = tmp_path / "v.toml"
     variant.write_text("[injuries]\ndeath_threshold = 180\nautomatic_death_seconds = 170\n")
@@ -127,6 +135,8 @@ def test_rules_show(capsys):
     (["calibrate", "3/0", "--pcs", "4"], "3/0"),
     (["rules", "show", "injuries.nope"], "nope"),
     (["report", "--lang", "de"], "lang"),
+    (["rest", "8-15"], "HOURS:SCORE"),
+    (["rest", "8:superb"], "superb"),
     (["nosuchcommand"], "nosuchcommand"),
 ])
 def test_bad_input_exits_2_with_one_line(capsys, argv, fragment):
