@@ -34,11 +34,9 @@ def plot_death_curves(base: Snapshot, variant: Snapshot, ax=None):
 
     Returns the axes.
     """
-    import matplotlib
-    if ax is None:
-        matplotlib.use("Agg", force=False)
-        import matplotlib.pyplot as plt
-        _, ax = plt.subplots(figsize=(9, 4.5), layout="constrained")
+    if ax is None:  # a bare Figure: no pyplot state, no backend change in notebooks
+        from matplotlib.figure import Figure
+        ax = Figure(figsize=(9, 4.5), layout="constrained").add_subplot()
     colours = ("#0072B2", "#E69F00", "#009E73", "#CC79A7")
     for snap, style, who in ((base, "-", base.label), (variant, "--", variant.label)):
         curves = snap.curves.get("death_probability")
