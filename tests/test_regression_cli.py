@@ -54,7 +54,8 @@ def test_check_tolerance_and_independent_seed(capsys, baseline, tmp_path):
     code, out, _ = run(capsys, "check", "--baseline", str(baseline), "--rules",
                        "death_threshold_180", "--tolerances", str(tol))
     assert code == 0, out
-    code, out, _ = run(capsys, "check", "--baseline", str(baseline), "--independent")
+    code, out, _ = run(capsys, "check", "--baseline", str(baseline), "--independent",
+                       "--alpha", "0.001")
     assert code == 0, out
 
 
