@@ -11,8 +11,8 @@ Seeds. Measured from rules, the variant side uses an independent seed derived fr
 ``common_random_numbers=True`` both sides use ``seed``: identical rules then give identical
 counts (nothing can move), and different rules are compared on the same dice. The estimates
 are then positively correlated, the tests over-estimate the variance of the difference, and
-their p-values are conservative: no more false alarms than ``alpha``, at some cost in power
-for very small changes. ``balance check`` uses the baseline's seed (common random numbers) by
+their p-values are conservative: no more false alarms than ``alpha`` (a paired test would be
+sharper; the shared dice still make the difference itself less noisy). ``balance check`` uses the baseline's seed (common random numbers) by
 default, so an unchanged rule set reproduces its baseline bit for bit.
 """
 from __future__ import annotations
