@@ -11,8 +11,9 @@ Each test answers "could both samples come from the same rules?" for one metric 
 
 Both samples are assumed independent. Run from the *same* seed (common random numbers), the
 estimates are positively correlated, the variance of their difference is smaller than the
-tests assume, and the p-values are conservative (too large): no extra false alarms, at some
-cost in power. :func:`holm` then controls the family-wise error over the whole catalogue.
+tests assume, and the p-values are conservative (too large): no extra false alarms (a paired
+test would be sharper). :func:`holm` then controls the family-wise error over the whole
+catalogue.
 """
 from __future__ import annotations
 
