@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ..rules import Rules, resolve
-from ._style import PALETTE, axes, band_colour, check_lang, finish, text
+from ._style import PALETTE, axes, check_lang, finish, text
 from .intervals import interval_curves
 
 if TYPE_CHECKING:

@@ -1,7 +1,6 @@
 """Section: death on stabilisation or healing against seconds at negative HP (RULES.md 1.2)."""
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
 from ... import plots

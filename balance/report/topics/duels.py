@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-import pandas as pd
 
 from ... import percentile, plots
 from ...rules import Rules
