@@ -335,3 +335,28 @@ def test_calibration_rates_show_every_encounter_with_named_levels():
     assert ax.get_ylabel() == "Share of PCs knocked out"
     with pytest.raises(ValueError, match="metric"):
         bl.plots.calibration_rates(check, metric="wins")
+
+
+def test_rescue_curves_take_a_simulation_too():
+    sim = bl.rescue.simulate(arrival="1d20", negative_hp="2", wounds=[1], trials=5_000, seed=4,
+                             progress=False)
+    ax = bl.plots.rescue_curves(sim)
+    solid = [ln for ln in ax.get_lines() if ln.get_linestyle() == "-" and ln.get_gid() != "wall"]
+    np.testing.assert_allclose(solid[0].get_xdata(), np.arange(1, 21))
+
+
+def test_save_writes_png_and_svg(tmp_path):
+    ax = bl.plots.d20_success(data.d20_table([5, 10]))
+    bl.plots.save(ax, tmp_path / "d20.png")
+    bl.plots.save(ax, tmp_path / "d20.svg")
+    assert (tmp_path / "d20.png").read_bytes()[:4] == b"\x89PNG"
+    assert "<svg" in (tmp_path / "d20.svg").read_text()
+
+
+def test_every_public_plot_is_exercised_here():
+    import inspect
+
+    source = inspect.getsource(inspect.getmodule(test_save_writes_png_and_svg))
+    missing = [name for name in bl.plots.__all__
+               if name != "PALETTE" and f"bl.plots.{name}(" not in source]
+    assert missing == []

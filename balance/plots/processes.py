@@ -25,9 +25,11 @@ def rescue_curves(curve: pd.DataFrame, *, ax: Axes | None = None, lang: str = "e
     (and the exact curve dotted), the automatic-death wall marked.
 
     ``curve``: ``balance.rescue.curve(...)`` (wounds, arrival, probability, ci_low, ci_high,
-    exact).
+    exact), or a ``balance.rescue.simulate(...)`` result (its ``.extra["by_time"]``).
     """
     lang = check_lang(lang)
+    if not isinstance(curve, pd.DataFrame):
+        curve = curve.extra["by_time"]
     ax = interval_curves(curve, "arrival", group="wounds", group_label="wounds_n", ax=ax,
                          lang=lang, linestyle=linestyle, label=label)
     if exact and "exact" in curve:
