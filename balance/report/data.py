@@ -129,8 +129,10 @@ def negotiation_rules_table(psychology=None, charisma=None, *, price: int = 200,
         out = economy.charisma_negotiation(price, int(c), difficulty, rules=rules)
         rows.append(("charisma", int(c), float(out["success"] + out["critical_success"]),
                      100.0 * (price - out["expected_price"]) / price, np.nan))
-    return pd.DataFrame(rows, columns=["rule", "value", "check_chance", "expected_change",
-                                       "best_ask"])
+    frame = pd.DataFrame(rows, columns=["rule", "value", "check_chance", "expected_change",
+                                        "best_ask"])
+    frame["check_chance"] = frame["check_chance"].round(12)  # 7/20 from either rule compares equal
+    return frame
 
 
 def opposed_table(skills=range(5, 101, 5), *, rules: Rules | None = None) -> pd.DataFrame:
