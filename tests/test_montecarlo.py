@@ -6,6 +6,7 @@ import multiprocessing
 import os
 import subprocess
 import sys
+import time
 from functools import partial
 
 import numpy as np
@@ -68,6 +69,7 @@ def fails_in_helper(n: int, rng: np.random.Generator) -> dict:
 def interrupted(n: int, rng: np.random.Generator) -> dict:
     if multiprocessing.parent_process() is None:  # this (driver) process: simulate Ctrl-C
         raise KeyboardInterrupt
+    time.sleep(0.01)  # a slow helper, so that the driver surely takes a chunk itself
     return {"n": n}
 
 
@@ -385,7 +387,6 @@ if __name__ == "__main__":
 
 def test_ctrl_c_leaves_no_helper_behind(tmp_path):
     import signal
-    import time
 
     script = tmp_path / "ctrl_c.py"
     script.write_text(_CTRL_C_SCRIPT)
