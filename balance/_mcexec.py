@@ -51,7 +51,8 @@ class Plan:
 def _accumulator(key: object, value: object, block: int) -> np.ndarray:
     """An owned copy in the accumulating dtype (int64, float64 or complex128)."""
     if not isinstance(key, str):
-        raise ValueError(f"sampler must return a dict with str keys; got key {key!r} in block {block}")
+        raise ValueError(f"sampler must return a dict with str keys; got key {key!r} in block "
+                         f"{block}")
     arr = np.asarray(value)
     kind = arr.dtype.kind
     if kind in "biu":

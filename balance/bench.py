@@ -28,8 +28,9 @@ import numpy as np
 from . import montecarlo
 from .errors import did_you_mean
 
-__all__ = ["Kernel", "KERNELS", "KERNEL_MODULES", "register", "load_kernels", "floor_sampler", "measure_kernel", "measure_memory",
-           "measure_workers", "run_bench", "format_table", "main", "TARGETS"]
+__all__ = ["Kernel", "KERNELS", "KERNEL_MODULES", "register", "load_kernels", "floor_sampler",
+           "measure_kernel", "measure_memory", "measure_workers", "run_bench", "format_table",
+           "main", "TARGETS"]
 
 TARGETS = {"x_floor": 1.5, "x_python": 50.0, "peak_mb": 300.0, "x_workers": 1.5}
 
@@ -275,7 +276,8 @@ def main(argv: list[str] | None = None) -> int:
     """Command line: ``python -m balance.bench [--quick] [--only NAME] [--format table|json]``."""
     parser = argparse.ArgumentParser(prog="balance bench", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes (seconds, not minutes)")
-    parser.add_argument("--only", metavar="NAME", help="one kernel (critical-injury, d20-test, ...)")
+    parser.add_argument("--only", metavar="NAME",
+                        help="one kernel (critical-injury, d20-test, ...)")
     parser.add_argument("--format", choices=["table", "json"], default="table")
     args = parser.parse_args(argv)
     load_kernels()

@@ -46,8 +46,8 @@ from .intervals import normal_interval, proportion_table, wilson, z_value
 from .rng import RNGLike, as_seed_sequence, check_rng, seed_label
 from .rules import Rules, resolve
 
-__all__ = ["BLOCK_SIZE", "MCResult", "run", "shutdown_workers", "wilson", "proportion_table", "normal_interval",
-           "z_value"]
+__all__ = ["BLOCK_SIZE", "MCResult", "run", "shutdown_workers", "wilson", "proportion_table",
+           "normal_interval", "z_value"]
 
 #: Trials per block. Part of the seed semantics: changing it changes every result.
 BLOCK_SIZE = 1 << 18
@@ -138,10 +138,11 @@ class MCResult:
         DataFrame
             ``count, estimate, ci_low, ci_high, se, trials, seed, fingerprint``.
         """
-        counts = self[key_or_counts] if isinstance(key_or_counts, str) else np.asarray(key_or_counts)
+        counts = (self[key_or_counts] if isinstance(key_or_counts, str)
+                  else np.asarray(key_or_counts))
         frame = proportion_table(counts, self._denominator(denominator, counts), index,
                                  confidence=confidence)
-        frame.insert(0, "count", np.ravel(np.broadcast_to(counts, np.shape(counts))).astype(np.int64))
+        frame.insert(0, "count", np.ravel(counts).astype(np.int64))
         return self._provenance(frame)
 
     def distribution(self, key: str, values=None, *, name: str = "value", denominator=None,
@@ -244,7 +245,8 @@ def _interactive() -> str | None:
         if shell is not None and type(shell).__name__ == "ZMQInteractiveShell":
             return "notebook"
     stream = sys.stderr
-    return "terminal" if stream is not None and hasattr(stream, "isatty") and stream.isatty() else None
+    tty = stream is not None and hasattr(stream, "isatty") and stream.isatty()
+    return "terminal" if tty else None
 
 
 def _bar(progress: bool | None, trials: int, n_chunks: int, label: str):

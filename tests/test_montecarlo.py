@@ -124,7 +124,8 @@ def test_identical_on_dask_local_cluster(reference):
 
 
 def test_dask_string_makes_and_closes_its_own_cluster():
-    pytest.importorskip("dask.distributed", reason="dask[distributed] (optional extra) not installed")
+    pytest.importorskip("dask.distributed",
+                        reason="dask[distributed] (optional extra) not installed")
     sampler = partial(floor_sampler, faces=6)
     assert same(run(sampler, 2 * BLOCK_SIZE + 1, seed=3, workers="dask"),
                 run(sampler, 2 * BLOCK_SIZE + 1, seed=3))
@@ -135,7 +136,8 @@ def test_blocks_are_spawned_children_of_the_seed():
     ``SeedSequence(seed).spawn(blocks)[i]`` and the last block is partial."""
     res = run(faces, 25, seed=11, block_size=10)
     children = np.random.SeedSequence(11).spawn(3)
-    expected = sum(faces(n, np.random.default_rng(c))["faces"] for n, c in zip((10, 10, 5), children))
+    expected = sum(faces(n, np.random.default_rng(c))["faces"]
+                   for n, c in zip((10, 10, 5), children))
     assert np.array_equal(res.totals["faces"], expected)
     assert res.blocks == 3 and res.block_size == 10
 
