@@ -39,10 +39,13 @@ def portable(sampler: Callable) -> bytes:
         pass
     try:
         import cloudpickle
-    except ImportError:
-        raise ValueError("sampler must be picklable for workers > 1 (a module-level function "
-                         "or functools.partial of one); install cloudpickle to send "
-                         "notebook functions") from None
+    except ImportError:  # a script's __main__ functions still pickle by reference
+        try:
+            return pickle.dumps(sampler, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception:
+            raise ValueError("sampler must be picklable for workers > 1 (a module-level "
+                             "function or functools.partial of one); install cloudpickle to "
+                             "send notebook functions") from None
     try:
         return cloudpickle.dumps(sampler)
     except Exception as exc:
