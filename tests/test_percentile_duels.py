@@ -232,3 +232,58 @@ def test_tables_shape_and_seeds():
     assert (grid["ci_low"] <= grid["first_wins"]).all() and len(set(grid["spawn_key"])) == 4
     match = P.weapon_matchups(["dagger", "great_axe"], trials=500, seed=3)
     assert list(match["first_weapon"]) == ["dagger", "dagger", "great_axe", "great_axe"]
+
+
+# -- action points: per-action cost is rule data, refreshed each round ---------------------
+def _harmless(skill, ap, **kw):
+    """A fighter whose blows do no damage (duels always time out), fast when DEX/INT high."""
+    return P.combatant(skill, weapon=("0", "Medium"), action_points=ap, **kw)
+
+
+def test_action_point_cost_is_rule_data():
+    # RULES.md 3.3 "1 A.P. per action by default": [percentile.combat] ap_per_action. At 2 A.P.
+    # per action, two 2-A.P. fighters get one attack and one defence each round between them.
+    rules = bl.load_rules().updated({"percentile": {"combat": {"ap_per_action": 2}}})
+    first = _harmless(70, 2, characteristics={"DEX": 30, "INT": 30}, rules=rules)
+    second = _harmless(50, 2, rules=rules)
+    out = P.duel_sampler(500, 1, P.duel_spec(first, second, max_rounds=3, rules=rules))
+    assert out["exchanges"] == 500 * 3          # first attacks (2), second parries (2): done
+    assert out["wins"].tolist() == [0, 0, 500]
+    # 3 A.P. at 2 per action: one action, the odd point is wasted
+    first = _harmless(70, 3, characteristics={"DEX": 30, "INT": 30}, rules=rules)
+    out = P.duel_sampler(500, 1, P.duel_spec(first, second, max_rounds=3, rules=rules))
+    assert out["exchanges"] == 500 * 3
+
+
+def exact_effects(att, dfn, defends):
+    """Mean and variance of the special effects the attacker / defender win in one exchange
+    (attack roll x defence roll enumerated; no defence = a failure)."""
+    values = {"att": [], "def": []}
+    for r1 in range(1, 101):
+        t1 = ref_tier(r1, att)
+        for r2 in range(1, 101):
+            t2 = ref_tier(r2, dfn) if defends else 1
+            e = t1 - t2
+            if (e > 0 and t1 < 2) or (e < 0 and t2 < 2):
+                e = 0
+            values["att"].append(max(e, 0))
+            values["def"].append(max(-e, 0))
+    return {k: (float(np.mean(v)), float(np.var(v))) for k, v in values.items()}
+
+
+def test_action_points_refresh_each_round_and_no_ap_means_no_defence():
+    # 3 A.P. against 1, blows that do no damage, 4 rounds: each round the fast side attacks
+    # three times; the first attack is parried (1 A.P.), the next two meet no defence (a
+    # failure); the slow side never attacks. Effects per duel against the exact enumeration.
+    rounds, n = 4, 40_000
+    first = _harmless(70, 3, characteristics={"DEX": 30, "INT": 30})
+    second = _harmless(50, 1)
+    out = montecarlo.run(partial(P.duel_sampler, spec=P.duel_spec(first, second,
+                                                                   max_rounds=rounds)),
+                         n, seed=31, progress=False).totals
+    assert out["exchanges"] == 3 * rounds * n and out["wins"].tolist() == [0, 0, n]
+    parried, open_ = exact_effects(70, 50, True), exact_effects(70, 50, False)
+    for side, key in ((0, "att"), (1, "def")):
+        mean = rounds * (parried[key][0] + 2 * open_[key][0])
+        var = rounds * (parried[key][1] + 2 * open_[key][1])
+        assert abs(out["effects"][side] / n - mean) <= 5 * math.sqrt(var / n) + 1e-12

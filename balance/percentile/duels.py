@@ -123,6 +123,7 @@ class _Compiled:
     shield_arm: int
     legs: np.ndarray
     die: int
+    cost: int                   # A.P. per action (turn or defence)
 
 
 def _compile(spec: DuelSpec) -> _Compiled:
@@ -147,7 +148,8 @@ def _compile(spec: DuelSpec) -> _Compiled:
         prone_num=prone.numerator, prone_den=prone.denominator,
         stand_turns=sec["duel"]["stand_up_turns"],
         shield_arm=keys.index(sec["duel"]["shield_arm"]),
-        legs=np.array([row["hp"] == "leg" for row in rows]), die=sec["die"])
+        legs=np.array([row["hp"] == "leg" for row in rows]), die=sec["die"],
+        cost=combat["ap_per_action"])
 
 
 def _graded(skill: np.ndarray, prone: np.ndarray, c: _Compiled) -> np.ndarray:
@@ -218,7 +220,7 @@ def duel_sampler(n: int, rng: RNGLike, spec: DuelSpec) -> dict[str, np.ndarray]:
             acted = False
             for slot in (0, 1):
                 sides = first[alive] ^ slot
-                can = (s.ap[sides, alive] > 0) & ~s.over[alive]
+                can = (s.ap[sides, alive] >= c.cost) & ~s.over[alive]
                 if can.any():
                     acted = True
                     _turn(s, alive[can], sides[can], rnd, c, spec.rules, gen)
@@ -240,8 +242,9 @@ def duel_sampler(n: int, rng: RNGLike, spec: DuelSpec) -> dict[str, np.ndarray]:
 
 def _turn(s: _State, idx: np.ndarray, a: np.ndarray, rnd: int, c: _Compiled, rules: Rules,
           gen: np.random.Generator) -> None:
-    """The turn of side ``a`` in duels ``idx``: 1 A.P. to shake off a stun, stand up or attack."""
-    s.ap[a, idx] -= 1
+    """The turn of side ``a`` in duels ``idx``: one action (``combat.ap_per_action`` A.P.) to
+    shake off a stun, stand up or attack."""
+    s.ap[a, idx] -= c.cost
     stunned = s.stun[a, idx] > 0
     s.stun[a[stunned], idx[stunned]] -= 1
     can_rise = s.prone[a, idx] & ~s.lame[a, idx]
@@ -260,8 +263,8 @@ def _attack(s: _State, idx: np.ndarray, a: np.ndarray, rnd: int, c: _Compiled, r
     """One exchange for the duels ``idx`` whose attacker is side ``a``; updates the state."""
     d = 1 - a
     m = idx.size
-    defends = (s.ap[d, idx] > 0) & (s.stun[d, idx] == 0)
-    s.ap[d[defends], idx[defends]] -= 1
+    defends = (s.ap[d, idx] >= c.cost) & (s.stun[d, idx] == 0)
+    s.ap[d[defends], idx[defends]] -= c.cost
     parry = c.parry[d]
     d_skill = _graded(np.where(parry, c.style[d], c.evade[d]), s.prone[d, idx] & parry, c)
     attacker = {"skill": _graded(c.style[a], s.prone[a, idx], c),
