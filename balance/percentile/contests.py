@@ -9,7 +9,7 @@ the graded skills (the skills actually rolled). Exact, by enumerating the die x 
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -32,6 +32,8 @@ def contest_skills(skills: Sequence[int], rules: RulesLike = None) -> list[int]:
     [100, 50]
     """
     cap = section(rules)["contest"]["skill_cap"]
+    if isinstance(skills, (str, bytes)) or not isinstance(skills, Iterable):
+        raise ValueError(f"skills must be a sequence of integers >= 0, got {skills!r}")
     skills = [check_skill("skills", s) for s in skills]
     excess = max(0, max(skills, default=0) - cap)
     return [max(0, s - excess) for s in skills]

@@ -203,6 +203,9 @@ def duel_sampler(n: int, rng: RNGLike, spec: DuelSpec) -> dict[str, np.ndarray]:
         ``rounds_sumsq``.
     """
     n = check_integer("n", n, min=0)
+    if not isinstance(spec, DuelSpec):
+        raise ValueError(f"spec must be a DuelSpec (bl.percentile.duel_spec(first, second)), "
+                         f"got {spec!r}")
     gen = as_generator(rng, "rng")
     c = _compile(spec)
     R = spec.max_rounds

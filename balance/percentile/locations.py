@@ -42,6 +42,6 @@ def location_of(roll: int | np.ndarray, rules: RulesLike = None) -> int | np.nda
     """Hit-location index (table order) of each location roll (scalar or array)."""
     sec = section(resolve(rules))["hit_locations"]
     lows = np.array([row["low"] for row in sec["table"]])
-    r = check_integer_array("roll", roll, min=int(lows[0]))
+    r = check_integer_array("roll", roll, min=int(lows[0]), max=sec["table"][-1].get("high"))
     idx = np.searchsorted(lows, r, side="right") - 1
     return idx.item() if idx.ndim == 0 else idx

@@ -139,7 +139,10 @@ def tier_table(skills: Iterable[int] = range(1, 201), grades: Iterable[str] | No
     """
     rules = resolve(rules)
     sec = section(rules)
-    skills = np.asarray([check_skill("skills", s) for s in skills], dtype=np.int64)
+    # skills x any grade's numerator must fit the int64 arithmetic of the table
+    top = np.iinfo(np.int64).max // max(row["numerator"] for row in sec["grades"]["table"])
+    skills = np.asarray([check_integer("skills", check_skill("skills", s), max=top)
+                         for s in skills], dtype=np.int64)
     names = [row["en"] for row in sec["grades"]["table"]] if grades is None else list(grades)
     parsed = [find_grade(g, rules, "grades") for g in names]
     counts_table = _tier_counts(rules)
@@ -190,6 +193,7 @@ def tier_sampler(n: int, rng: RNGLike = None, *, skill: int = 65, grade: str | N
     Draws the d100s, counts the faces, and folds the face counts through the skill's tier row.
     """
     rules = resolve(rules)
+    n = check_integer("n", n, min=0)
     modified = graded_skill(skill, grade, rules)
     gen = as_generator(rng, "rng")
     die = section(rules)["die"]
