@@ -287,3 +287,54 @@ def test_action_points_refresh_each_round_and_no_ap_means_no_defence():
         mean = rounds * (parried[key][0] + 2 * open_[key][0])
         var = rounds * (parried[key][1] + 2 * open_[key][1])
         assert abs(out["effects"][side] / n - mean) <= 5 * math.sqrt(var / n) + 1e-12
+
+
+# -- one decisive exchange: evade, parry two sizes smaller, major wounds and their kinds -----
+LOCATION_FACES = [3, 3, 3, 3, 3, 3, 2]      # 1d20 faces of each location, table order
+VITAL = {2, 3, HEAD}
+
+
+def exact_decisive(att, dfn, evades):
+    """One exchange in which every blow that lands (20 damage, no armour) is a major wound:
+    P(attacker wins) and P(loser dead / unconscious / incapacitated), by enumeration of attack
+    roll x defence roll x location x Endurance roll (Endurance 22 vs the attack roll)."""
+    p = {"wins": 0.0, 1: 0.0, 2: 0.0, 3: 0.0}
+    for r1 in range(1, 101):
+        t1 = ref_tier(r1, att)
+        if t1 < 2:
+            continue
+        p_fail = sum(not opposed_first_wins(ref_tier(e, 22), e, t1, r1)
+                     for e in range(1, 101)) / 100
+        for r2 in range(1, 101):
+            t2 = ref_tier(r2, dfn)
+            if evades and t2 >= 2:
+                continue                                  # a successful evade avoids the blow
+            effects = t1 - t2 if t1 > t2 else 0
+            locs = [(RIGHT_ARM, 1.0)] if effects >= 1 else \
+                [(i, k / 20) for i, k in enumerate(LOCATION_FACES)]
+            for loc, pl in locs:
+                q = pl / 1e4
+                p["wins"] += q
+                p[3] += q * (1 - p_fail)                  # passed Endurance: incapacitated
+                p[1 if loc in VITAL else 2] += q * p_fail  # failed: dead (vital) / unconscious
+    return p
+
+
+@pytest.mark.parametrize("mode", ["evade", "parry_two_sizes_smaller"])
+def test_decisive_exchange_statistics(mode):
+    n = 100_000
+    fast = {"DEX": 30, "INT": 30}
+    first = P.combatant(70, weapon=("20", "Large"), characteristics=fast, action_points=1)
+    if mode == "evade":       # Evade 60 > Combat Style 50: the defender evades
+        second = P.combatant(50, weapon="dagger", evade=60, action_points=1)
+    else:                     # a Small dagger against a Large weapon blocks nothing
+        second = P.combatant(50, weapon="dagger", action_points=1)
+    spec = P.duel_spec(first, second, max_rounds=1)
+    t = montecarlo.run(partial(P.duel_sampler, spec=spec), n, seed=77, progress=False).totals
+    assert t["exchanges"] == n and t["wins"][1] == 0
+    exact = exact_decisive(70, 60 if mode == "evade" else 50, evades=mode == "evade")
+    observed = {"wins": t["wins"][0], 1: t["kinds"][0, 1], 2: t["kinds"][0, 2],
+                3: t["kinds"][0, 3]}
+    for key, p in exact.items():
+        assert abs(observed[key] / n - p) <= 5 * math.sqrt(p * (1 - p) / n), key
+    assert t["first_serious"][1] == t["wins"][0]      # every landed blow is a major wound
