@@ -156,12 +156,19 @@ def test_damage_modifier_and_hp_distributions():
         assert got[key].to_dict() == pytest.approx(_dist(str_siz, lambda x: ref_hp(kind, x)))
 
 
-def test_sample_humans_ranges():
-    humans = P.sample_humans(5000, rng=3)
+def test_sample_humans_against_the_dice():
+    n = 20_000
+    humans = P.sample_humans(n, rng=3)
     assert list(humans.columns) == ["STR", "CON", "SIZ", "DEX", "INT", "POW", "CHA"]
-    assert humans["SIZ"].min() >= 8 and humans["SIZ"].max() <= 18
-    # mean of 3d6 within 5 standard errors (sd 2.958)
-    assert abs(humans["STR"].mean() - 10.5) < 5 * 2.958 / np.sqrt(5000)
+    exact = {"STR": enumerate_sum(1, 0), "SIZ": enumerate_sum(0, 1)}
+    for column in humans.columns:
+        dist = exact["SIZ" if column in ("SIZ", "INT") else "STR"]
+        total = sum(dist.values())
+        observed = humans[column].value_counts()
+        assert set(observed.index) <= set(dist)            # only values the dice can roll
+        for value, count in dist.items():                   # each value within 5 SE
+            p = count / total
+            assert abs(observed.get(value, 0) / n - p) <= 5 * math.sqrt(p * (1 - p) / n)
 
 
 # -- hit locations -----------------------------------------------------------------------------

@@ -2,8 +2,11 @@
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import balance as bl
 
@@ -95,3 +98,21 @@ def test_failure_vs_fumble_gives_nothing_and_critical_vs_fumble_three():
     import numpy as np
 
     assert P.effects_won(np.array([1, 3, 0, 2]), np.array([0, 0, 3, 1])).tolist() == [0, 3, -3, 1]
+
+
+GRADE_FACTORS = {"Very Easy": Fraction(2), "Easy": Fraction(3, 2), "Standard": Fraction(1),
+                 "Hard": Fraction(2, 3), "Formidable": Fraction(1, 2),
+                 "Herculean": Fraction(1, 5)}
+
+
+@settings(derandomize=True, max_examples=25, deadline=None)
+@given(st.integers(0, 300), st.integers(0, 300), st.sampled_from(list(GRADE_FACTORS)),
+       st.sampled_from(list(GRADE_FACTORS)))
+def test_graded_contests_match_enumeration(a, b, grade_a, grade_b):
+    # grades first (rounded up), then the over-100 rule, then every pair of rolls
+    ga, gb = math.ceil(a * GRADE_FACTORS[grade_a]), math.ceil(b * GRADE_FACTORS[grade_b])
+    opposed, effects = ref_contest(ga, gb)
+    assert P.opposed(a, b, first_grade=grade_a, second_grade=grade_b).to_dict() == \
+        pytest.approx(opposed, abs=1e-12)
+    assert P.differential(a, b, first_grade=grade_a, second_grade=grade_b).to_dict() == \
+        pytest.approx(effects, abs=1e-12)

@@ -6,6 +6,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import balance as bl
 from balance import montecarlo
@@ -137,3 +139,12 @@ def test_tier_sampler_through_the_engine():
 def test_variant_rules_change_the_numbers():
     rules = bl.load_rules().updated({"percentile": {"roll": {"automatic_success_max": 10}}})
     assert P.tiers(0, rules=rules)["success"] + P.tiers(0, rules=rules)["critical"] == 0.10
+
+
+@settings(derandomize=True, max_examples=50, deadline=None)
+@given(st.lists(st.integers(0, 1200), min_size=1, max_size=20))
+def test_tier_codes_match_the_precedence_face_by_face(skills):
+    names = ["fumble", "failure", "success", "critical"]
+    codes = P.tier_codes(np.arange(1, 101)[None, :], np.array(skills)[:, None])
+    for skill, row in zip(skills, codes):
+        assert [names[c] for c in row] == [ref_tier(r, skill) for r in range(1, 101)]
