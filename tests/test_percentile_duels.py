@@ -338,3 +338,25 @@ def test_decisive_exchange_statistics(mode):
     for key, p in exact.items():
         assert abs(observed[key] / n - p) <= 5 * math.sqrt(p * (1 - p) / n), key
     assert t["first_serious"][1] == t["wins"][0]      # every landed blow is a major wound
+
+
+def test_initiative_decides_who_strikes_first():
+    # 1d10 + 13 - ceil(ENC 6 / 5) = 1d10 + 11 against 1d10 + 12; ties broken by a fair coin.
+    # One A.P. each: whoever acts first attacks, the other spends its A.P. parrying. Only the
+    # first side's blow can tell (20 damage: a major wound wherever it lands; the second's
+    # weapon does none); the second parries with a Large weapon, which blocks all of it.
+    first = P.combatant(70, weapon=("20", "Large"), armour_enc=6, action_points=1,
+                        characteristics={"DEX": 13, "INT": 13})
+    second = P.combatant(50, weapon=("0", "Large"), action_points=1,
+                         characteristics={"DEX": 11, "INT": 13})
+    assert (first.initiative_bonus, second.initiative_bonus) == (11, 12)
+    n = 100_000
+    spec = P.duel_spec(first, second, max_rounds=1)
+    t = montecarlo.run(partial(P.duel_sampler, spec=spec), n, seed=5, progress=False).totals
+    assert t["exchanges"] == n and t["wins"][1] == 0
+    p_first = sum((d1 + 11 > d2 + 12) + 0.5 * (d1 + 11 == d2 + 12)
+                  for d1 in range(1, 11) for d2 in range(1, 11)) / 100
+    p_land = sum(ref_tier(r, 70) >= 2 for r in range(1, 101)) / 100
+    p_parry_fails = sum(ref_tier(r, 50) < 2 for r in range(1, 101)) / 100
+    p = p_first * p_land * p_parry_fails
+    assert abs(t["wins"][0] / n - p) <= 5 * math.sqrt(p * (1 - p) / n)
