@@ -360,3 +360,63 @@ def test_every_public_plot_is_exercised_here():
     missing = [name for name in bl.plots.__all__
                if name != "PALETTE" and f"bl.plots.{name}(" not in source]
     assert missing == []
+
+
+# -- rest and the Reaction timeline (RULES.md 1.4, 1.6) ----------------------------------------
+
+def test_rest_regeneration_one_line_per_quick_score_flat_past_the_cap():
+    ax = bl.plots.rest_regeneration(data.rest_day(), lang="fr")
+    lines = [ln for ln in ax.get_lines() if ln.get_gid() != "cap"]
+    assert len(lines) == 4
+    for line, score in zip(lines, (10, 15, 20, 25)):  # the document's quick scores
+        hours = np.asarray(line.get_xdata())
+        np.testing.assert_array_equal(hours, np.arange(25))
+        # one rest from hour 0: every hour counts until 12 have counted in the 24 h window
+        np.testing.assert_array_equal(line.get_ydata(), score * np.minimum(hours, 12))
+    (cap,) = [ln for ln in ax.get_lines() if ln.get_gid() == "cap"]
+    assert cap.get_xdata()[0] == 12
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+        "médiocre (10)", "convenable (15)", "bon (20)", "excellent (25)"]
+    assert ax.get_xlabel() == "Heures de repos ininterrompu"
+    assert ax.get_ylabel() == "PV ou Flux régénérés"
+    assert any(t.get_text() == "plafond : 12 heures comptées sur 24 h" for t in ax.texts)
+
+
+def test_rest_regeneration_follows_a_variant_cap():
+    variant = RULES.updated({"rest": {"max_hours_per_day": 8}})
+    ax = bl.plots.rest_regeneration(data.rest_day(["good"], rules=variant), rules=variant)
+    (line,) = [ln for ln in ax.get_lines() if ln.get_gid() != "cap"]
+    assert max(line.get_ydata()) == 20 * 8
+    assert [ln.get_xdata()[0] for ln in ax.get_lines() if ln.get_gid() == "cap"] == [8]
+    assert ax.get_xlabel() == "Hours of uninterrupted rest"
+
+
+def test_rest_breakdown_reproduces_the_documents_examples():
+    ex = data.rest_breakdown({"forest": [dict(hours=8, thirst="enough", hunger="satiated",
+                                              sleep_hours=6, comfort=1)],
+                              "cave": [dict(hours=3, thirst="enough", hunger="fresh",
+                                            sleep_hours=2, comfort=1),
+                                       dict(hours=5, thirst="enough", hunger="fresh",
+                                            sleep_hours=3, comfort=0)]})
+    assert ex["score"].tolist() == [6 + 4 + 4 + 1, 6 + 6 + 0 + 1, 6 + 6 + 0 + 0]
+    assert ex.groupby("example", sort=False)["regeneration"].sum().to_dict() == \
+        {"forest": 120, "cave": 99}
+
+
+def test_reaction_grid_answers_every_cooldown_seconds():
+    table = data.reaction_grid(range(0, 11), range(0, 60))
+    ax = bl.plots.reaction_grid(table, lang="fr", seconds=30, highlight=8)
+    (image,) = ax.get_images()
+    shown = np.asarray(image.get_array())
+    assert shown.shape == (11, 30)
+    for c in range(11):  # a trigger every second: answered at 0, c, 2c, ... (every second if c=0)
+        want = [t % max(c, 1) == 0 for t in range(30)]
+        np.testing.assert_array_equal(shown[c].astype(bool), want)
+    counts = table.groupby("cooldown")["answered"].sum()
+    assert counts.tolist() == [-(-60 // max(c, 1)) for c in range(11)]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+        "suivi d'une Réaction", "manqué : recharge commune en cours"]
+    assert ax.get_ylabel() == "Temps de recharge (s)"
+    bold = [t.get_text() for t in ax.get_yticklabels() if t.get_fontweight() == "bold"]
+    assert bold == ["8"]
+    assert any(t.get_text() == "Attaque d'opportunité" for t in ax.texts)

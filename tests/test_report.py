@@ -163,3 +163,47 @@ def test_bad_arguments_are_one_line_value_errors(tmp_path):
     with pytest.raises(ValueError, match="topics"):
         bl.report.build_report(out=tmp_path / "x", topics=["nope"], progress=False)
     assert list(tmp_path.iterdir()) == []
+
+
+def section_of(page: str, key: str) -> str:
+    return re.search(rf"<section id='{key}'>(.*?)</section>", page, re.S).group(1)
+
+
+def test_rest_and_timeline_sections(reports):
+    page = html_of(reports["en"])
+    rest = section_of(page, "rest")
+    assert "rest.min_score = 0" in rest  # the assumed value it depends on
+    cells = re.findall(r"<td[^>]*>([^<]*)</td>", rest)
+    # the documents' examples: forest 15 x 8 = 120; cave 13 x 3 = 39 then 12 x 5 = 60
+    assert ["Forest", "1", "8", "6", "4", "4", "1", "0", "15", "8", "120"] == cells[
+        cells.index("Forest"):cells.index("Forest") + 11]
+    assert "39" in cells and "60" in cells
+    timeline = section_of(page, "timeline")
+    assert "time.ap_per_second = 1" in timeline
+    rows = re.findall(r"<tr>(<td.*?)</tr>", timeline)
+    first = [re.findall(r"<td[^>]*>([^<]*)</td>", r) for r in rows[:11]]
+    assert [r[1] for r in first] == [f"{-(-60 // max(c, 1))} / 60" for c in range(11)]
+    fr = html_of(reports["fr"])
+    assert text("sec_rest", "fr") in fr and "médiocre" in fr and "Grotte (interrompu)" in fr
+    assert "Attaque d&#x27;opportunité" in section_of(fr, "timeline")
+    assert "Gobelin" in section_of(fr, "timeline")
+
+
+def test_bundled_variants_section(reports):
+    page = html_of(reports["en"])
+    body = section_of(page, "variants")
+    for name in bl.rules.bundled_variants():
+        assert f"id='variants_{name}'" in body
+        assert bl.load_rules(name).fingerprint in body
+    assert f"{TRIALS:,}" in body and "7" in body  # trials and seed of its Monte Carlo metrics
+    assert "variants_death_curves" in body
+    table = re.search(r"id='variants_death_threshold_180'.*?</table>", body, re.S).group(0)
+    row = re.search(r"<tr><td[^>]*>death\.p@40s,6hp,1w</td>(.*?)</tr>", table).group(1)
+    # 40 s at -6 HP, 1 wound: k = 2 x 46 = 92; P(d100 + 92 >= threshold) = (101 - (t - 92)) / 100
+    assert re.findall(r"<td[^>]*>([^<]*)</td>", row)[1:5] == \
+        ["0.1700", "0.1300", "-4.00 pp", "exact"]
+    charisma = re.search(r"id='variants_charisma_negotiation'.*?</table>", body, re.S).group(0)
+    assert "negotiation.price@200NX" in charisma and "death.p@" not in charisma
+    fr = section_of(html_of(reports["fr"]), "variants")
+    assert text("sec_variants", "fr") in html_of(reports["fr"])
+    assert "significatif" in fr and "Monte Carlo" in fr and "oui" in fr

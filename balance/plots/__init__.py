@@ -17,13 +17,15 @@ from .intervals import interval_curves
 from .percentile import (attribute_distribution, duel_gap, grade_curves, opposed_heatmap,
                          tier_curves)
 from .processes import campaign_deaths, knockout_risk, rescue_curves, wound_burden
+from .recovery import reaction_grid, rest_regeneration
 
 __all__ = ["PALETTE", "death_curves", "compare_death_curves", "injury_bands", "injury_heatmap", "d20_success",
            "sp_distribution", "treatment_curves", "negotiation_curves", "negotiation_rules",
            "mc_check",
            "interval_curves", "rescue_curves", "campaign_deaths", "wound_burden",
            "knockout_risk", "tier_curves", "grade_curves", "opposed_heatmap", "duel_gap",
-           "attribute_distribution", "calibration_rates", "save"]
+           "attribute_distribution", "calibration_rates", "rest_regeneration", "reaction_grid",
+           "save"]
 
 
 def save(ax, path, **options) -> None:

@@ -97,15 +97,18 @@ def diff_sections(frame: pd.DataFrame, base: Snapshot, variant: Snapshot) -> lis
     ]
 
 
-def bundled_comparisons(*, trials: int = 20_000, seed: int = 0) -> dict[str, pd.DataFrame]:
+def bundled_comparisons(*, trials: int = 20_000, seed: int = 0,
+                        only=None) -> dict[str, pd.DataFrame]:
     """Each bundled example variant compared with the bundled rules (independent seeds):
-    ``{variant name: comparison table}``. This computes; :func:`bundled_sections` renders."""
+    ``{variant name: comparison table}``. This computes; :func:`bundled_sections` renders.
+    ``only`` restricts the catalogue to some names or patterns (as in :func:`compare`)."""
     from ..rules import bundled_variants, load_rules
     from .diff import compare_snapshots, independent_seed
     from .snapshot import take
-    base = take(None, trials=trials, seed=seed)
+    base = take(None, trials=trials, seed=seed, only=only)
     other = independent_seed(seed)
-    return {name: compare_snapshots(base, take(load_rules(name), trials=trials, seed=other))
+    return {name: compare_snapshots(base, take(load_rules(name), trials=trials, seed=other,
+                                               only=only))
             for name in bundled_variants()}
 
 

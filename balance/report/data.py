@@ -20,7 +20,8 @@ from ..errors import check_integer_array
 from ..rules import Rules, resolve
 
 __all__ = ["death_surface", "d20_table", "negotiation_table", "severity_bands",
-           "negotiation_rules_table", "opposed_table", "rule_changes"]
+           "negotiation_rules_table", "opposed_table", "rule_changes", "rest_day",
+           "rest_breakdown", "reaction_grid"]
 
 
 def death_surface(seconds=None, negative_hp: Sequence[int] = (1, 5, 10, 20),
@@ -189,3 +190,88 @@ def rule_changes(rules: Rules, base: Rules | None = None) -> pd.DataFrame:
     base = default_rules() if base is None else base
     rows = _changes(base.to_dict(), resolve(rules).to_dict())
     return pd.DataFrame(rows, columns=["key", "bundled", "variant"])
+
+
+def rest_day(qualities: Sequence[str] | None = None, hours=None, *,
+             rules: Rules | None = None) -> pd.DataFrame:
+    """Regeneration of one uninterrupted rest of 0..24 hours at each quick score
+    (RULES.md 1.6): the 12-counted-hours cap makes every curve flat past 12 h.
+
+    Returns
+    -------
+    DataFrame
+        quality, quality_fr, score, hours, counted_hours, regeneration (tidy, one row per
+        quality and length of rest).
+    """
+    from .. import rest
+
+    rules = resolve(rules)
+    table = rules["rest"]
+    qualities = list(table["quick_scores"]) if qualities is None else list(qualities)
+    hours = np.arange(0, table["window_hours"] + 1) if hours is None else hours
+    hours = check_integer_array("hours", hours, min=0, max=10_000).reshape(-1)
+    rows = []
+    for quality in qualities:
+        score = rest.quick_score(quality, rules=rules)
+        name = next(k for k, v in table["quick_scores"].items() if v == score)
+        for h in hours:
+            log = rest.rest_log([(int(h), score)], rules=rules)
+            rows.append((name, table["quick_scores_fr"].get(name, name), score, int(h),
+                         int(log["counted_hours"].iloc[0]), int(log["regeneration"].iloc[0])))
+    return pd.DataFrame(rows, columns=["quality", "quality_fr", "score", "hours",
+                                       "counted_hours", "regeneration"])
+
+
+def rest_breakdown(examples: Mapping[str, Sequence[Mapping[str, Any]]], *,
+                   rules: Rules | None = None) -> pd.DataFrame:
+    """Score breakdown and regeneration of rests made of segments (RULES.md 1.6).
+
+    ``examples`` maps a name to its segments, each a dict with ``hours`` and the score's
+    components (``thirst``, ``hunger``, ``sleep_hours``, ``comfort``, ...).
+
+    Returns
+    -------
+    DataFrame
+        example, segment, hours, thirst, hunger, sleep, comfort, modifiers, score,
+        counted_hours, regeneration (one row per segment).
+    """
+    from .. import rest
+
+    rules = resolve(rules)
+    frames = []
+    for name, segments in examples.items():
+        log = rest.rest_log([dict(s) for s in segments], rules=rules)
+        parts = pd.DataFrame([rest.score_breakdown(**{k: v for k, v in s.items()
+                                                       if k != "hours"}, rules=rules)
+                              for s in segments]).reset_index(drop=True)
+        frame = pd.concat([log[["segment", "hours"]], parts.drop(columns="score"),
+                           log[["score", "counted_hours", "regeneration"]]], axis=1)
+        frame.insert(0, "example", name)
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)
+
+
+def reaction_grid(cooldowns=range(0, 11), triggers=range(0, 60), *,
+                  rules: Rules | None = None) -> pd.DataFrame:
+    """Which triggers a creature answers with a Reaction, reacting whenever it can, for each
+    cooldown (RULES.md 1.4; :func:`balance.timeline.answered_triggers`).
+
+    Returns
+    -------
+    DataFrame
+        cooldown, second (each trigger's), answered (bool), ready_at (the first second the
+        creature may react again after this trigger).
+    """
+    from .. import timeline
+
+    rules = resolve(rules)
+    cds = check_integer_array("cooldowns", list(cooldowns), min=0, max=10_000).reshape(-1)
+    seconds = check_integer_array("triggers", list(triggers), min=0, max=10**9).reshape(-1)
+    frames = []
+    for c in cds:
+        answered = timeline.answered_triggers(seconds, cooldown=int(c), rules=rules)
+        uses = seconds[answered]
+        ready = np.array([max([u + int(c) for u in uses if u <= t] or [t]) for t in seconds])
+        frames.append(pd.DataFrame({"cooldown": int(c), "second": seconds,
+                                    "answered": answered, "ready_at": ready}))
+    return pd.concat(frames, ignore_index=True)

@@ -13,7 +13,8 @@ __all__ = ["TOPICS", "Context", "available_topics", "topic_module"]
 
 #: report order
 TOPICS = ("changes", "death", "injuries", "montecarlo_check", "rescue", "campaign", "d20", "treatment",
-          "negotiation", "negotiation_rules", "encounters", "percentile", "duels", "assumptions")
+          "timeline", "negotiation", "negotiation_rules", "rest", "encounters", "percentile",
+          "duels", "variants", "assumptions")
 #: sections planned but not written yet (their modules were not there): listed as missing
 PENDING: tuple[str, ...] = ()
 

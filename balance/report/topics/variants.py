@@ -1,0 +1,126 @@
+"""Section: the bundled example variants against the bundled rules, what moved and the death
+curves of the threshold variant (issue 7; :mod:`balance.regression`)."""
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+
+from ... import plots
+from ...rules import Rules, default_rules, load_rules
+from .. import data
+from ..model import Table, figure_from_axes
+from ._base import Context, make_section
+
+KEY = "variants"
+REQUIRES = ("balance.regression", "balance.montecarlo")
+#: metrics left out of the report's comparison (about 80 % of its Monte Carlo time);
+#: ``balance diff bundled VARIANT`` has them
+LEFT_OUT = ("fights.*", "duel.*")
+#: the variant whose death curves are overlaid on the bundled ones, and at which negative HP
+CURVE_VARIANT = "death_threshold_180"
+CURVE_HP = 5
+ALPHA = 0.05
+
+
+def compared_metrics() -> list:
+    """The catalogue's metrics this section compares (all but :data:`LEFT_OUT`)."""
+    from ...regression import catalogue
+
+    return [m for m in catalogue()
+            if not any(fnmatch.fnmatchcase(m.name, p) for p in LEFT_OUT)]
+
+
+def compute(rules: Rules, settings) -> dict:
+    """Compare every bundled variant with the bundled rules (the base is always the bundled
+    rules, whatever rules the report is about); Monte Carlo metrics run the report's trials
+    (times each metric's own scale) from the report's seed, the variants from an independent
+    seed."""
+    from ...regression.report import bundled_comparisons
+
+    metrics = compared_metrics()
+    comparisons = bundled_comparisons(trials=settings.trials, seed=settings.seed,
+                                      only=[m.name for m in metrics])
+    base, variant = default_rules(), load_rules(CURVE_VARIANT)
+    curves = {name: data.death_surface(negative_hp=[CURVE_HP], rules=r)
+              for name, r in (("base", base), ("variant", variant))}
+    sections = sorted({s.strip().split(".")[0] for m in metrics
+                       for s in m.section.split(",") if s.strip()})
+    return {"comparisons": comparisons, "curves": curves, "sections": tuple(sections),
+            "fingerprints": {name: load_rules(name).fingerprint for name in comparisons},
+            "left_out": len(_left_out())}
+
+
+def _left_out() -> list:
+    from ...regression import catalogue
+
+    return [m for m in catalogue() if any(fnmatch.fnmatchcase(m.name, p) for p in LEFT_OUT)]
+
+
+def _value(value: float, unit: str) -> str:
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return "-"
+    return f"{value:.4f}" if unit == "probability" else f"{value:.4g}"
+
+
+def _change(value: float, unit: str) -> str:
+    return f"{100 * value:+.2f} pp" if unit == "probability" else f"{value:+.3g} {unit}"
+
+
+def _shown(frame: pd.DataFrame, name: str, ctx: Context) -> pd.DataFrame:
+    """Every Monte Carlo metric and every exact metric that changed, as display strings."""
+    rows = frame[~frame["exact"] | frame["significant"]]
+    yes, no = ctx.t("yes"), ctx.t("no")
+    return pd.DataFrame({
+        ctx.t("col_metric", variant=name): [m + (f" [{c}]" if c else "")
+                              for m, c in zip(rows["metric"], rows["category"])],
+        ctx.t("col_kind"): rows["exact"].map({True: ctx.t("kind_exact"),
+                                              False: ctx.t("kind_mc")}),
+        ctx.t("col_base"): [_value(v, u) for v, u in zip(rows["base"], rows["unit"])],
+        ctx.t("col_variant_side"): [_value(v, u) for v, u in zip(rows["variant"], rows["unit"])],
+        ctx.t("col_change"): [_change(v, u) for v, u in zip(rows["change"], rows["unit"])],
+        ctx.t("col_test"): [ctx.t("exact") if e else f"{p:.3g}"
+                            for e, p in zip(rows["exact"], rows["p_adjusted"])],
+        ctx.t("col_significant"): rows["significant"].map({True: yes, False: no}),
+        ctx.t("col_moved"): rows["moved"].map({True: yes, False: no}),
+    }).reset_index(drop=True)
+
+
+def render(results: dict, ctx: Context):
+    comparisons = results["comparisons"]
+    base_ctx = Context(rules=default_rules(), settings=ctx.settings, lang=ctx.lang)
+    tables, lines = [], []
+    for name, frame in comparisons.items():
+        moved = int(frame["moved"].sum())
+        about = ctx.t(f"about_{name}")
+        lines.append(ctx.t("variant_moved" if moved else "variant_nothing", variant=name,
+                           moved=moved, total=len(frame), about=about))
+        tables.append(Table(f"{KEY}_{name}", _shown(frame, name, ctx), lines[-1]))
+    curves = results["curves"]
+    ax = plots.compare_death_curves(curves["base"], curves["variant"],
+                                    names=(ctx.t("bundled_name"), CURVE_VARIANT),
+                                    lang=ctx.lang, rules=base_ctx.rules)
+    figure = figure_from_axes(f"{KEY}_death_curves", ax,
+                              ctx.t("variant_curves", variant=CURVE_VARIANT))
+    first = next(iter(comparisons.values()))
+    a = first.attrs
+    mc = pd.concat([f[~f["exact"]] for f in comparisons.values()])
+    runs = [SimpleNamespace(trials=int(t), seed=s) for t in
+            sorted(set(mc["trials_base"].dropna().astype(int)) |
+                   set(mc["trials_variant"].dropna().astype(int)))
+            for s in (a["base_seed"], a["variant_seed"])]
+    left_out = ctx.t("variants_left_out", count=results["left_out"]) if results["left_out"] \
+        else ""
+    section = make_section(base_ctx, KEY, title="sec_variants", text_key="sec_variants_text",
+                           text_fields={"alpha": a.get("alpha", ALPHA), "left_out": left_out},
+                           rules_sections=results["sections"], simulated=runs,
+                           figures=(figure,), tables=tuple(tables),
+                           notes=(ctx.t("variants_note", trials=", ".join(
+                               f"{n:,}" for n in sorted({r.trials for r in runs}, reverse=True)),
+                               base_seed=a["base_seed"], variant_seed=a["variant_seed"]),))
+    fingerprints = ", ".join(f"{n} {f}" for n, f in results["fingerprints"].items())
+    return dataclasses.replace(section, provenance=section.provenance + (
+        (ctx.t("variant_fingerprints"), fingerprints),))
