@@ -11,6 +11,8 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from .. import dice
 from ..errors import check_integer
 from ..names import find_row
@@ -20,6 +22,16 @@ from ._common import grade as find_grade
 from . import characteristics as ch
 
 __all__ = ["Fighter", "combatant", "weapon_size", "average_human"]
+
+#: largest skill, armour or A.P. value a combatant accepts: the duel stores them in integer
+#: arrays and multiplies skills by grade numerators (not a rule number, an arithmetic bound)
+_MAX = int(np.iinfo(np.int32).max)
+
+
+def _count(name: str, value: object, skill: bool = False) -> int:
+    """A non-negative integer within ``_MAX`` (one-line ``ValueError`` naming ``name``)."""
+    return check_integer(name, check_skill(name, value) if skill else value, min=0, max=_MAX)
+
 
 def average_human(rules: RulesLike = None) -> dict[str, int]:
     """Characteristics of the default combatant: the mean of each human's dice, rounded up
@@ -92,8 +104,8 @@ def _armour(armour, rules) -> tuple:
                 from ..errors import did_you_mean
                 raise ValueError(f"armour: unknown location {k!r}{did_you_mean(k, keys)}; "
                                  f"accepted: {', '.join(keys)}")
-        return tuple(check_integer(f"armour[{k!r}]", armour.get(k, 0), min=0) for k in keys)
-    value = check_integer("armour", armour, min=0)
+        return tuple(_count(f"armour[{k!r}]", armour.get(k, 0)) for k in keys)
+    value = _count("armour", armour)
     return (value,) * len(rows)
 
 
@@ -123,7 +135,7 @@ def combatant(combat_style: int, *, weapon: object = "broadsword", shield: objec
     """
     rules = resolve(rules)
     sec = section(rules)
-    style = check_skill("combat_style", combat_style)
+    style = _count("combat_style", combat_style, skill=True)
     chars = average_human(rules)
     if characteristics is not None:
         if not isinstance(characteristics, Mapping):
@@ -143,12 +155,12 @@ def combatant(combat_style: int, *, weapon: object = "broadsword", shield: objec
     dm = ch.damage_modifier(chars["STR"] + chars["SIZ"], rules=rules)
     damage = str(dice.parse(f"{w_dice}{dm if dm[0] in '+-' else '+' + dm}"))
     combat = sec["combat"]
-    enc = check_integer("armour_enc", armour_enc, min=0)
+    enc = _count("armour_enc", armour_enc)
     ap = ch.action_points(chars["INT"] + chars["DEX"], rules) if action_points is None \
-        else check_integer("action_points", action_points, min=0)
-    ev = ch.evade(chars["DEX"], rules) if evade is None else check_skill("evade", evade)
+        else _count("action_points", action_points)
+    ev = ch.evade(chars["DEX"], rules) if evade is None else _count("evade", evade, skill=True)
     en = ch.endurance(chars["CON"], rules) if endurance is None \
-        else check_skill("endurance", endurance)
+        else _count("endurance", endurance, skill=True)
     str_dex = chars["STR"] + chars["DEX"]
     knock = max(find_grade(combat["knockback_acrobatics_grade"], rules).apply(
                     ch.acrobatics_base(str_dex, rules)),
