@@ -41,4 +41,5 @@ def _faces() -> int:
 
 
 KERNEL = register(Kernel("gm-fight-4v4", _sampler, DICE_PER_FIGHT, _faces, _python,
-                         "GM guide fight: default party vs 4 wolves, level 5, focus the weakest"))
+                         "GM guide fight: default party vs 4 wolves, level 5, focus the weakest",
+                         unit="fight", trials=1 << 21, python_trials=30_000, target_rate=1e5))

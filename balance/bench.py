@@ -40,21 +40,29 @@ class Kernel:
     """A benchmarked kernel.
 
     ``sampler()`` builds the ``(n, rng) -> dict`` sampler; ``dice`` dice of ``faces()`` faces
-    per trial define its floor; ``python(n, rnd)`` runs ``n`` trials of the same rule in a
-    plain loop with ``rnd.randint`` (a :class:`random.Random`).
+    per trial define its floor (an int, or a function returning one, e.g. a mean measured from
+    the kernel's own counters); ``python(n, rnd)`` runs ``n`` trials of the same rule in a
+    plain loop with ``rnd.randint`` (a :class:`random.Random`). ``unit`` names one trial
+    ("duel", "fight") for the report; ``trials`` / ``python_trials`` are the sizes of a full
+    run (``--quick``: 1/32 and 1/15 of them), smaller for kernels whose trial is a whole
+    simulation; ``target_rate`` is an issue's target in trials per second on one core.
     """
 
     name: str
     sampler: Callable[[], Callable]
-    dice: int
+    dice: int | Callable[[], int]
     faces: Callable[[], int]
     python: Callable[[int, random.Random], Any]
     description: str = ""
+    unit: str = "trial"
+    trials: int = 1 << 25
+    python_trials: int = 300_000
+    target_rate: float | None = None
 
 
 KERNELS: dict[str, Kernel] = {}
 #: Modules imported before a benchmark so that the kernels they ``register`` are listed.
-KERNEL_MODULES: list[str] = []
+KERNEL_MODULES: list[str] = ["balance.percentile._bench", "balance._fightbench"]
 
 
 def register(kernel: Kernel) -> Kernel:
@@ -159,21 +167,25 @@ def _floor(trials: int, dice: int, faces: int) -> None:
 def measure_kernel(kernel: Kernel, trials: int, python_trials: int, repeat: int = 3) -> dict:
     """Trials/s of the kernel (engine, 1 process), of its floor and of its plain-Python twin."""
     sampler, faces = kernel.sampler(), kernel.faces()
+    dice = int(kernel.dice() if callable(kernel.dice) else kernel.dice)
     run = partial(montecarlo.run, sampler, trials, seed=1, progress=False)
     run()  # warm-up (imports, rules memo)
     t_kernel = _best(run, repeat)
-    t_floor = _best(lambda: _floor(trials, kernel.dice, faces), repeat)
+    t_floor = _best(lambda: _floor(trials, dice, faces), repeat)
     t_python = _best(lambda: kernel.python(python_trials, random.Random(1)), 1)
     rate, floor, py = trials / t_kernel, trials / t_floor, python_trials / t_python
-    return {"kernel": kernel.name, "trials": trials, "trials_per_s": rate,
+    return {"kernel": kernel.name, "unit": kernel.unit, "dice_per_trial": dice, "faces": faces,
+            "trials": trials, "trials_per_s": rate,
             "floor_trials_per_s": floor, "x_floor": floor / rate,
-            "python_trials": python_trials, "python_trials_per_s": py, "x_python": rate / py}
+            "python_trials": python_trials, "python_trials_per_s": py, "x_python": rate / py,
+            "target_rate": kernel.target_rate}
 
 
 _MEMORY_SCRIPT = """
 import json, resource, sys, time
 from balance import bench, montecarlo
-sampler = bench.load_kernels()[sys.argv[2]].sampler()
+kernel = bench.KERNELS.get(sys.argv[2]) or bench.load_kernels()[sys.argv[2]]
+sampler = kernel.sampler()
 montecarlo.run(sampler, 1000, seed=0, progress=False)
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 start = time.perf_counter()
@@ -220,13 +232,17 @@ def measure_workers(trials: int, kernel: str = "critical-injury", workers: int =
 def run_bench(*, quick: bool = False, only: str | None = None) -> dict:
     """All measurements as a dict (what ``--format json`` prints)."""
     names = [only] if only else list(load_kernels())
-    trials, py_trials = (1 << 20, 20_000) if quick else (1 << 25, 300_000)
+
+    def sizes(k: Kernel) -> tuple[int, int]:
+        return (max(k.trials // 32, 1), max(k.python_trials // 15, 1)) if quick \
+            else (k.trials, k.python_trials)
+
     big = 10**6 if quick else 10**8
     out: dict[str, Any] = {
         "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0],
                     "numpy": np.__version__, "block_size": montecarlo.BLOCK_SIZE,
                     "load_average": os.getloadavg()[0] if hasattr(os, "getloadavg") else None},
-        "kernels": [measure_kernel(KERNELS[n], trials, py_trials, 1 if quick else 3)
+        "kernels": [measure_kernel(KERNELS[n], *sizes(KERNELS[n]), 1 if quick else 3)
                     for n in names],
         "targets": TARGETS,
     }
@@ -236,8 +252,9 @@ def run_bench(*, quick: bool = False, only: str | None = None) -> dict:
     return out
 
 
-def _rate(x: float) -> str:
-    return f"{x / 1e6:,.1f} M/s" if x >= 1e6 else f"{x / 1e3:,.1f} k/s"
+def _rate(x: float, what: str = "") -> str:
+    what = f" {what}" if what else ""
+    return f"{x / 1e6:,.1f} M{what}/s" if x >= 1e6 else f"{x / 1e3:,.1f} k{what}/s"
 
 
 def format_table(res: dict) -> str:
@@ -247,15 +264,27 @@ def format_table(res: dict) -> str:
     lines = [f"balance bench: {m['cpus']} CPUs{load}, Python {m['python']}, numpy {m['numpy']}, "
              f"block {m['block_size']:,} trials",
              f"{'kernel':<18}{'trials/s':>13}{'floor':>13}{'x floor':>9}"
-             f"{'plain Python':>15}{'x Python':>10}"]
+             f"{'plain Python':>15}{'x Python':>10}{'trials':>13}{'Python n':>10}"]
     for k in res["kernels"]:
         lines.append(f"{k['kernel']:<18}{_rate(k['trials_per_s']):>13}"
                      f"{_rate(k['floor_trials_per_s']):>13}{k['x_floor']:>9.2f}"
-                     f"{_rate(k['python_trials_per_s']):>15}{k['x_python']:>9,.0f}x")
+                     f"{_rate(k['python_trials_per_s']):>15}{k['x_python']:>9,.0f}x"
+                     f"{k['trials']:>13,}{k['python_trials']:>10,}")
     t = res["targets"]
     lines.append(f"(targets: x floor <= {t['x_floor']}, x Python >= {t['x_python']:g}; "
-                 f"{res['kernels'][0]['trials']:,} trials, Python loop on "
-                 f"{res['kernels'][0]['python_trials']:,} scaled)")
+                 f"floor = dice per trial drawn and bincounted; Python loop timed on "
+                 f"'Python n' trials and scaled)")
+    for k in res["kernels"]:
+        if k.get("unit", "trial") == "trial":
+            continue
+        what, target = f"{k['unit']}s", k.get("target_rate")
+        met = target is not None and k["trials_per_s"] >= target
+        verdict = "" if target is None else \
+            f"; target >= {_rate(target, what)} per core: {'met' if met else 'NOT met'}"
+        lines.append(f"{k['kernel']}: 1 trial = 1 {k['unit']}: "
+                     f"{_rate(k['trials_per_s'], what)} on one core (plain Python "
+                     f"{_rate(k['python_trials_per_s'], what)}); floor = {k['dice_per_trial']} "
+                     f"d{k['faces']} per {k['unit']}{verdict}")
     if "memory" in res:
         mem = res["memory"]
         lines.append(f"memory: {mem['trials']:,} {mem['kernel']} trials in {mem['seconds']:.2f} s, "
@@ -290,4 +319,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # ``python -m balance.bench`` runs this file as ``__main__``: use the registry of the
+    # importable ``balance.bench``, the one kernel modules register into.
+    from balance.bench import main as _main
+    sys.exit(_main())

@@ -1,0 +1,109 @@
+"""Benchmark kernels of the percentile rules (issue 5): the plain-Python twins against the rules
+and against the vectorised kernels (fixed seeds, tolerances of 5 standard errors)."""
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import pytest
+
+import balance as bl
+from balance import bench
+from balance.percentile import _bench as pb
+
+P = bl.percentile
+
+
+def test_python_tier_states_the_document():
+    p = bl.rules.resolve(None)["percentile"]["roll"]
+    t = pb.python_tier
+    # 01-05 always succeed (skill 0: success, never critical), 96-00 always fail
+    assert [t(r, 0, p) for r in range(1, 6)] == [2] * 5
+    assert [t(r, 95, p) for r in (96, 97, 98)] == [1] * 3
+    # fumble 99-00 at 100 % or less, only 00 over 100 %
+    assert [t(r, 100, p) for r in (98, 99, 100)] == [1, 0, 0]
+    assert [t(r, 101, p) for r in (99, 100)] == [1, 0]
+    # critical within a tenth of the skill rounded up: 65 -> 01-07
+    assert [t(r, 65, p) for r in (7, 8, 65, 66)] == [3, 2, 2, 1]
+
+
+def test_python_tier_matches_the_vectorised_codes_on_every_face():
+    rolls = np.arange(1, 101)
+    for skill in list(range(0, 12)) + list(range(90, 112)) + [150, 200, 1000]:
+        expected = P.tier_codes(rolls, skill).tolist()
+        p = bl.rules.resolve(None)["percentile"]["roll"]
+        assert [pb.python_tier(int(r), skill, p) for r in rolls] == expected, skill
+
+
+def test_python_tiers_against_exact_tiers():
+    n = 200_000
+    counts = pb.python_tiers(n, random.Random(5))
+    exact = P.tiers(pb.TIER_SKILL)
+    assert sum(counts) == n
+    for c, prob in zip(counts, exact):
+        assert abs(c / n - prob) <= 5 * math.sqrt(prob * (1 - prob) / n)
+
+
+SPECS = {
+    "70 vs 50": lambda: (P.combatant(70), P.combatant(50)),
+    # half-block parry (Large shield vs Huge axe), armour, knockback, STR+SIZ damage modifier
+    "shield vs great axe": lambda: (
+        P.combatant(60, shield="heater", armour=2),
+        P.combatant(55, weapon="great_axe", characteristics={"STR": 16, "SIZ": 16})),
+    # a small, clumsy fighter knocked down often: prone, standing up, stun while prone
+    "axe vs small": lambda: (
+        P.combatant(50, weapon="great_axe"),
+        P.combatant(90, shield="heater", armour=4,
+                    characteristics={"STR": 6, "SIZ": 7, "DEX": 6})),
+    # over-100 rule, an evader, a small weapon, three action points
+    "master vs evader": lambda: (
+        P.combatant(120, weapon="dagger", action_points=3), P.combatant(40, evade=90)),
+}
+
+
+@pytest.mark.parametrize("name", list(SPECS))
+def test_plain_python_duels_agree_with_the_vectorised_kernel(name):
+    spec = P.duel_spec(*SPECS[name]())
+    n_py, n_np = 6000, 100_000
+    py = pb.python_duels(n_py, random.Random(11), spec)
+    vec = P.duel_sampler(n_np, np.random.default_rng(12), spec)
+    assert py["first_wins"] + py["second_wins"] + py["timeouts"] == n_py
+    for k_py, k_np in (("first_wins", 0), ("second_wins", 1)):
+        a, b = py[k_py], int(vec["wins"][k_np])
+        p = (a + b) / (n_py + n_np)
+        se = math.sqrt(p * (1 - p) * (1 / n_py + 1 / n_np))
+        assert abs(a / n_py - b / n_np) <= 5 * se, (k_py, a / n_py, b / n_np)
+    for kind in range(3):           # death, unconsciousness, incapacitation
+        a, b = py["kinds"][kind], int(vec["kinds"][:, kind + 1].sum())
+        p = (a + b) / (n_py + n_np)
+        se = math.sqrt(p * (1 - p) * (1 / n_py + 1 / n_np))
+        assert abs(a / n_py - b / n_np) <= 5 * se, (kind, a / n_py, b / n_np)
+    mean = int(vec["rounds_sum"]) / n_np
+    sd = math.sqrt(int(vec["rounds_sumsq"]) / n_np - mean ** 2)
+    assert abs(py["rounds_sum"] / n_py - mean) <= 5 * sd * math.sqrt(1 / n_py + 1 / n_np)
+    # per-duel counts: exchanges, serious (or major) wounds, knockbacks (spread from the loop)
+    for key, total in (("exchanges", vec["exchanges"]), ("serious_wounds",
+                       vec["serious_wounds"].sum()), ("knockbacks", vec["knockbacks"])):
+        m_py = py[key] / n_py
+        sd_py = math.sqrt(py[f"{key}_sumsq"] / n_py - m_py ** 2)
+        assert abs(m_py - int(total) / n_np) <= 5 * sd_py * math.sqrt(1 / n_py + 1 / n_np), key
+
+
+def test_every_issue_kernel_is_registered():
+    names = set(bench.load_kernels())
+    assert {"critical-injury", "d20-test", "d100-tiers", "percentile-duel",
+            "gm-fight-4v4"} <= names
+    duel = bench.KERNELS["percentile-duel"]
+    assert duel.unit == "duel" and duel.target_rate == 1e5
+    assert bench.KERNELS["gm-fight-4v4"].unit == "fight"
+
+
+def test_duel_dice_counts_the_kernels_own_draws():
+    # independent count: rerun the documented recipe from the sampler's counters
+    spec, n = pb._spec(), 20_000
+    out = P.duel_sampler(n, np.random.default_rng(0), spec)
+    per_exchange = 4 + 1 + 1       # 4 d100, location 1d20, damage 1d8 (broadsword, no modifier)
+    total = 3 * n + int(out["exchanges"]) * per_exchange + int(out["serious_wounds"].sum())
+    assert spec.first.damage == "1d8"
+    assert pb.duel_dice() == round(total / n)
