@@ -13,6 +13,7 @@ from balance import bench
 from balance.percentile import _bench as pb
 
 P = bl.percentile
+AP2 = bl.rules.resolve(None).updated({"percentile": {"combat": {"ap_per_action": 2}}})
 
 
 def test_python_tier_states_the_document():
@@ -59,12 +60,17 @@ SPECS = {
     # over-100 rule, an evader, a small weapon, three action points
     "master vs evader": lambda: (
         P.combatant(120, weapon="dagger", action_points=3), P.combatant(40, evade=90)),
+    # actions costing 2 A.P. (a rules variant): 5 A.P. give two actions, 3 A.P. one
+    "2 A.P. per action": lambda: (
+        P.combatant(60, action_points=5, rules=AP2), P.combatant(60, action_points=3,
+                                                                  rules=AP2)),
 }
 
 
 @pytest.mark.parametrize("name", list(SPECS))
 def test_plain_python_duels_agree_with_the_vectorised_kernel(name):
-    spec = P.duel_spec(*SPECS[name]())
+    fighters = SPECS[name]()
+    spec = P.duel_spec(*fighters, rules=AP2 if name.startswith("2 A.P.") else None)
     n_py, n_np = 6000, 100_000
     py = pb.python_duels(n_py, random.Random(11), spec)
     vec = P.duel_sampler(n_np, np.random.default_rng(12), spec)

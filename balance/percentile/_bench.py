@@ -36,8 +36,9 @@ DUEL_SKILLS = (70, 50)
 
 # --- d100 tiers (RULES.md 3.1) -----------------------------------------------------------------
 def python_tier(roll: int, skill: int, p) -> int:
-    """Tier code of one d100 ``roll`` against the modified ``skill`` (``p`` = ``[percentile.roll]``),
-    in the precedence of RULES.md 3.1: fumble, automatic failure, success, critical."""
+    """Tier code of one d100 ``roll`` against the modified ``skill`` (``p``: the rules'
+    ``[percentile.roll]``), in the precedence of RULES.md 3.1: fumble, automatic failure,
+    success, critical."""
     fumble_min = p["high_skill_fumble_min"] if skill > p["high_skill"] else p["fumble_min"]
     if roll >= fumble_min:
         return FUMBLE
@@ -133,6 +134,7 @@ def python_duels(n: int, rnd: random.Random, spec=None) -> dict[str, int]:
     prone_grade = find_grade(duel["prone_grade"], rules)
     blocks = list(combat["sizes"]["parry_block"])
     stand_turns, min_damage = duel["stand_up_turns"], duel["minimum_damage"]
+    cost = combat["ap_per_action"]                  # A.P. per turn or defence
     location, stun_roll = _roller(sec["hit_locations"]["roll"], rnd), _roller(combat["stun_roll"],
                                                                               rnd)
     initiative = _roller(combat["initiative_roll"], rnd)
@@ -166,11 +168,11 @@ def python_duels(n: int, rnd: random.Random, spec=None) -> dict[str, int]:
         winner, end = 2, spec.max_rounds
         for rnd_no in range(1, spec.max_rounds + 1):
             ap = [sides[0].ap, sides[1].ap]
-            while winner == 2 and (ap[0] > 0 or ap[1] > 0):
+            while winner == 2 and (ap[0] >= cost or ap[1] >= cost):
                 for a in (first, 1 - first):
-                    if winner != 2 or ap[a] <= 0:
+                    if winner != 2 or ap[a] < cost:
                         continue
-                    ap[a] -= 1                              # the turn costs 1 A.P.
+                    ap[a] -= cost                           # the turn costs an action
                     stunned = stun[a] > 0
                     if stunned:
                         stun[a] -= 1
@@ -186,9 +188,9 @@ def python_duels(n: int, rnd: random.Random, spec=None) -> dict[str, int]:
                     d = 1 - a
                     att, dfn = sides[a], sides[d]
                     exchanges += 1
-                    defends = ap[d] > 0 and stun[d] == 0
+                    defends = ap[d] >= cost and stun[d] == 0
                     if defends:
-                        ap[d] -= 1
+                        ap[d] -= cost
                     a_skill = graded(att.style, prone[a])
                     d_skill = graded(dfn.style, prone[d]) if dfn.parry else dfn.evade
                     if defends:
