@@ -353,6 +353,15 @@ def test_bench_quick_smoke():
     assert any(line.startswith("workers:") for line in lines)
 
 
+def test_bench_memory_is_the_fresh_process_not_the_parent():
+    # on Linux ru_maxrss keeps the parent's peak across fork + exec: a big parent must not show
+    from balance import bench
+    ballast = np.ones(40_000_000)          # 320 MB held by this process
+    mem = bench.measure_memory(10**5)
+    assert ballast[-1] == 1.0
+    assert mem["peak_mb"] < 320 - 100, mem  # a fresh numpy/balance process is ~80 MB
+
+
 def test_bench_json_only():
     from balance import bench
     res = bench.run_bench(quick=True, only="d20-test")
