@@ -10,7 +10,7 @@
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from types import MappingProxyType
@@ -19,7 +19,7 @@ import pandas as pd
 
 from . import dice
 from .design import check_creature, stat_values
-from .encounters import adjusted_ratio
+from .encounters import adjusted_ratio, named_row
 from .errors import check_integer
 from .names import find_row
 from .rules import Rules, resolve
@@ -95,18 +95,32 @@ def _profile(s: CreatureSheet) -> dict:
     return {k: getattr(s, k) for k in keys}
 
 
+def _names(key: str, value: object) -> tuple[str, ...]:
+    """A name or a list of names as a tuple (a lone string is one name, not its letters)."""
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, Iterable) and not isinstance(value, Mapping):
+        items = tuple(value)
+        if all(isinstance(v, str) for v in items):
+            return items
+    raise ValueError(f"{key} must be a name or a list of names, got {value!r}")
+
+
 def _build(name: str, level: int, base_hp: int, size: str, kind: str, stats: dict,
            rules: Rules, profile: dict, *, check_hp: bool = True) -> CreatureSheet:
     c = rules["creatures"]
     level = check_integer("level", level, min=c["level_min"], max=c["level_max"])
     base_hp = check_integer("base_hp", base_hp, min=1)
+    prof = dict(profile)
+    for key in ("weaknesses", "resistances", "abilities"):
+        prof[key] = _names(key, prof.get(key, ()))
     if check_hp:
-        report = check_creature(stats, abilities=len(profile.get("abilities", ())), rules=rules)
+        report = check_creature(stats, abilities=len(prof["abilities"]), rules=rules)
         report.raise_if_invalid()
-        _, size_row = find_row(c["sizes"], size, "size")
-        _, kind_row = find_row(c["kinds"], kind, "kind")
+        size_row = named_row(c["sizes"], size, "size")
+        kind_row = named_row(c["kinds"], kind, "kind")
         size, kind = size_row["en"], kind_row["en"]
-        rows = [r for r in c["base_hp"] if r["kind"] == kind_row["column"]]
+        rows = [r for r in c["base_hp"] if r["kind"] == kind_row["hp_column"]]
         row = next((r for r in rows if r["size"] == size), None)
         if row is None:
             raise ValueError(f"size {size!r} has no base HP range for {kind} creatures; "
@@ -115,7 +129,6 @@ def _build(name: str, level: int, base_hp: int, size: str, kind: str, stats: dic
         if not row["low"] <= base_hp <= hi:
             raise ValueError(f"base_hp must be an integer between {row['low']} and {hi} for a "
                              f"{size} {kind} creature, got {base_hp}")
-    prof = dict(profile)
     attack_row = find_row(c["attacks"], prof.get("attack", c["default_attack"]), "attack")[1]
     prof["attack"] = attack_row["en"]
     dmg = dice.parse(prof.get("damage", c["default_damage"]))
@@ -123,8 +136,6 @@ def _build(name: str, level: int, base_hp: int, size: str, kind: str, stats: dic
     for key in ("damage_bonus", "roll_bonus", "phys_def_bonus", "mag_def_bonus"):
         prof[key] = check_integer(key, prof.get(key, 0))
     prof["targets"] = check_integer("targets", prof.get("targets", 1), min=1)
-    for key in ("weaknesses", "resistances", "abilities"):
-        prof[key] = tuple(prof.get(key, ()))
     atk = {row["en"]: stats[row["stat"]] + level for row in c["attacks"]}
     defs = {row["en"]: c["defence_base"] + c["defence_stat_factor"] * stats[row["stat"]] + level
             for row in c["defences"]}
@@ -167,7 +178,9 @@ def sheet(*, level: int, base_hp: int, size: str, kind: str = "standard",
                    damage_bonus=damage_bonus, roll_bonus=roll_bonus, damage_type=damage_type,
                    targets=targets, weaknesses=weaknesses, resistances=resistances,
                    abilities=abilities)
-    profile["has_area"] = bool(targets > 1) if has_area is None else bool(has_area)
+    targets = check_integer("targets", targets, min=1)
+    profile["targets"] = targets
+    profile["has_area"] = targets > 1 if has_area is None else bool(has_area)
     return _build(name, level, base_hp, size, kind, values, rules, profile)
 
 

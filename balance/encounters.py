@@ -13,9 +13,10 @@ the same lines as a list (use that in code that must not warn).
 from __future__ import annotations
 
 import math
+import numbers
 import re
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any, NamedTuple
 
@@ -62,6 +63,15 @@ def parse_ratio(ratio: Any, name: str = "ratios") -> Fraction:
     return value
 
 
+def named_row(rows: Sequence[Mapping], name: Any, what: str) -> Mapping:
+    """The row of a small named table (sizes, kinds); the error lists every accepted name."""
+    try:
+        return find_row(rows, name, what)[1]
+    except ValueError as err:
+        head = str(err).split("; accepted:")[0]
+        raise ValueError(f"{head}; accepted: {', '.join(r['en'] for r in rows)}") from None
+
+
 def ladder(*, rules: Rules | None = None) -> list[Fraction]:
     """The ratio ladder (1/3, 1/2, 1/1, 2/1, ...) as Fractions."""
     rules = resolve(rules)
@@ -89,9 +99,9 @@ def base_ratio(size: str, kind: str, *, rules: Rules | None = None) -> Fraction:
     """
     rules = resolve(rules)
     c = rules["creatures"]
-    _, size_row = find_row(c["sizes"], size, "size")
-    _, kind_row = find_row(c["kinds"], kind, "kind")
-    column = kind_row["column"]
+    size_row = named_row(c["sizes"], size, "size")
+    kind_row = named_row(c["kinds"], kind, "kind")
+    column = kind_row["ratio_column"]
     for row in rules["encounters"]["base_ratios"]:
         if row["kind"] == column and row["size"] == size_row["en"]:
             return parse_ratio(row["ratio"], "encounters.base_ratios")
@@ -115,6 +125,10 @@ def challenge(value: Fraction | int | float, *, lang: str = "en",
               rules: Rules | None = None) -> str:
     """Challenge name of a calibration value: the row holding ``floor(value)``."""
     rules = resolve(rules)
+    if not isinstance(value, numbers.Real) or isinstance(value, bool) \
+            or not math.isfinite(value):
+        raise ValueError(f"value must be a finite calibration (Fraction, int or float), "
+                         f"got {value!r}")
     level = math.floor(value)
     rows = rules["encounters"]["challenges"]
     row = rows[0] if level < rows[0]["low"] else next(
@@ -174,6 +188,8 @@ def advice(creatures: Any, pcs: int = 4, *, party_levels: Sequence[int] | None =
                    f"= {limit} by {len(items) - limit}")
     sheets = [c for c in items if hasattr(c, "level")]
     if party_levels is not None:
+        if not isinstance(party_levels, Sequence) or isinstance(party_levels, str):
+            raise ValueError(f"party_levels must be a list of PC levels, got {party_levels!r}")
         levels = [check_integer("party_levels", v, min=1) for v in party_levels]
         if not levels:
             raise ValueError("party_levels must list at least one PC level")

@@ -121,3 +121,37 @@ def test_stat_meanings():
 def test_a_creature_needs_one_hp():
     with pytest.raises(ValueError, match="CON = -4 leaves creature with max HP 1 x 1 -4 = -3"):
         bl.creatures.sheet(level=1, base_hp=1, size="tiny", CON=-4)
+
+
+def test_mini_boss_has_boss_base_hp_and_the_standard_ratio():
+    # RULES.md 2.2: base HP ranges "Boss or mini-boss" (medium 17-19); 2.4: a mini-boss's
+    # ratio comes from the standard column (medium 1/1), a boss's from the boss column (2/1).
+    stats = dict(STR=2, DEX=1, CON=1, INT=0, WIS=0, CHA=0)          # sum 4: no adjustment
+    mini = bl.creatures.sheet(level=5, base_hp=18, size="medium", kind="mini-boss", **stats)
+    boss = bl.creatures.sheet(level=5, base_hp=18, size="medium", kind="boss", **stats)
+    assert mini.max_hp == boss.max_hp == 18 * 5 + 1
+    assert (mini.adversity_ratio, boss.adversity_ratio) == (Fraction(1), Fraction(2))
+    with pytest.raises(ValueError, match="base_hp must be an integer between 17 and 19 for a "
+                                         "medium mini-boss creature, got 8"):
+        bl.creatures.sheet(level=5, base_hp=8, size="medium", kind="mini-boss", **stats)
+
+
+def test_a_single_name_is_one_name():
+    s = bl.creatures.sheet(level=5, base_hp=4, size="small", weaknesses="fire",
+                           resistances="ice", abilities="Fire Breath", **GOBLIN)
+    assert (s.weaknesses, s.resistances, s.abilities) == (("fire",), ("ice",), ("Fire Breath",))
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(size="gigantic"), "unknown size 'gigantic'; accepted: tiny, small, medium, large, "
+                            "huge, titanic"),
+    (dict(kind="legend"), "unknown kind 'legend'; accepted: standard, boss, mini-boss"),
+    (dict(weaknesses=3), "weaknesses must be a name or a list of names, got 3"),
+    (dict(targets="2"), "targets must be an integer >= 1, got '2'"),
+])
+def test_sheet_errors_list_what_is_accepted(kwargs, message):
+    args = dict(level=5, base_hp=4, size="small", kind="standard", **GOBLIN)
+    args.update(kwargs)
+    with pytest.raises(ValueError) as err:
+        bl.creatures.sheet(**args)
+    assert str(err.value) == message

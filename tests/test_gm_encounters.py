@@ -73,3 +73,31 @@ def test_site_boss_ratios_variant():
     assert bl.creatures.creature("Dragon", rules=site).adversity_ratio == Fraction(4)
     assert bl.creatures.creature("Wolf", rules=site).adversity_ratio == Fraction(1)
     assert bl.encounters.adjusted_ratio("titanic", "boss", 12, rules=site) == Fraction(7)
+
+
+def test_levels_3_5_5_7_example():
+    # The guide's personalised encounter: a level-3 creature of ratio 1/1, a level-5 one of
+    # 2/1 and a level-7 one of 1/1 against PCs of levels 3, 5, 5, 7: calibration 1 + 2 + 1 - 4.
+    ones = dict(size="medium", base_hp=7, STR=1, DEX=1, CON=1)             # sum 3: 1/1
+    a = bl.creatures.sheet(level=3, name="A", **ones)
+    b = bl.creatures.sheet(level=5, size="large", base_hp=12, name="B", targets=2,
+                           STR=2, DEX=1, CON=1)                             # sum 4: 2/1
+    c = bl.creatures.sheet(level=7, name="C", **ones)
+    assert [x.adversity_ratio for x in (a, b, c)] == [1, 2, 1]
+    with pytest.warns(EncounterAdvice) as caught:
+        assert bl.encounters.calibration([a, b, c], 4, party_levels=[3, 5, 5, 7]) == \
+            (0, "Demanding")
+    # average PC level 5: the level-3 and level-7 creatures lie 2 from it, 1 beyond +/- 1
+    assert sorted(str(w.message) for w in caught) == [
+        "A is level 3, outside the average PC level 5 +/- 1 by 1",
+        "C is level 7, outside the average PC level 5 +/- 1 by 1"]
+
+
+@pytest.mark.parametrize("call, word", [
+    (lambda: bl.encounters.challenge("x"), "value must be a finite calibration"),
+    (lambda: bl.encounters.challenge(float("nan")), "value must be a finite calibration"),
+    (lambda: bl.encounters.advice(["1/2"], 4, party_levels=5), "party_levels must be a list"),
+])
+def test_more_bad_input(call, word):
+    with pytest.raises(ValueError, match=word):
+        call()
