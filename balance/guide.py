@@ -36,18 +36,24 @@ def fall(height: float, *, lang: str = "en", rules: Rules | None = None) -> Fall
     """Fall damage by height in metres (RULES.md §2.5).
 
     ``h < 2``: nothing; ``2 <= h < 10``: ``floor(h/2)`` d6 (7 m -> 3d6); ``10 <= h <= 12``: HP to
-    0, unconscious, no dying clock; ``h > 12``: death. The bands are rules data in centimetres
-    (heights are read to the centimetre).
+    0, unconscious, no dying clock; ``h > 12``: death (12.001 m is death). The bands are rules
+    data in centimetres; a height within 10^-8 m of a whole centimetre counts as that centimetre
+    (float noise).
     """
     rules = resolve(rules)
     f = rules["guide"]["falls"]
     h = check_number("height", height, min=0)
-    cm = math.floor(h * f["centimetres_per_metre"] + 1e-9)
-    row = next(r for r in f["bands"] if r["low"] <= cm and ("high" not in r or cm <= r["high"]))
+    if not math.isfinite(h):
+        raise ValueError(f"height must be a finite number of metres >= 0, got {h}")
+    cm = h * f["centimetres_per_metre"]
+    if abs(cm - round(cm)) < 1e-6:  # 2.0000000001 m is 2 m: no float noise at a boundary
+        cm = round(cm)
+    row = next(r for r in f["bands"]
+               if "high" not in r or (cm <= r["high"] if r.get("closed") else cm < r["high"] + 1))
     expr = "0"
     if row["outcome"] == "dice":
         die = dice.parse(f["die"])
-        n = math.floor(h / f["metres_per_die"] + 1e-9) * die.terms[0][1]
+        n = math.floor(cm / (f["metres_per_die"] * f["centimetres_per_metre"])) * die.terms[0][1]
         expr = str(dice.parse(f"{n}d{die.terms[0][2]}"))
     return Fall(h, row["outcome"], expr, row.get(lang) or row["en"])
 
@@ -105,7 +111,11 @@ def stack_effects(applications: Sequence[Mapping], turns: int, *,
                      i, str(a["attribute"]), check_number(f"applications[{i}].value", a["value"]),
                      check_integer(f"applications[{i}].duration", a["duration"], min=0)))
     apps.sort()
-    lost = {(check_integer("forgotten turn", t, min=1), str(attr)) for t, attr in forgotten}
+    lost = set()
+    for item in forgotten:
+        if not isinstance(item, Sequence) or isinstance(item, str) or len(item) != 2:
+            raise ValueError(f"forgotten must list (turn, attribute) pairs, got {item!r}")
+        lost.add((check_integer("forgotten turn", item[0], min=1), str(item[1])))
     attributes = sorted({a[2] for a in apps})
     table = pd.DataFrame(0.0, index=pd.RangeIndex(1, turns + 1, name="turn"), columns=attributes)
     for attr in attributes:

@@ -70,3 +70,22 @@ def test_reward_paths():
 def test_bad_input(call, word):
     with pytest.raises(ValueError, match=word):
         call()
+
+
+@pytest.mark.parametrize("h, outcome", [
+    (12, "unconscious"), (12.000000001, "unconscious"),   # float noise on 12 m is 12 m
+    (12.001, "dead"), (12.005, "dead"), (12.0099, "dead"),  # h > 12: death, to the millimetre
+    (1.995, "none"), (9.995, "dice"),
+])
+def test_fall_boundaries_are_exact(h, outcome):
+    assert G.fall(h).outcome == outcome
+
+
+@pytest.mark.parametrize("call, word", [
+    (lambda: G.fall(float("inf")), "height must be a finite number"),
+    (lambda: G.stack_effects([dict(turn=1, attribute="a", value=1, duration=1)], 3,
+                             forgotten=[1]), "forgotten must list"),
+])
+def test_more_bad_input(call, word):
+    with pytest.raises(ValueError, match=word):
+        call()
