@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+import numpy as np
 import pandas as pd
 
 from . import dice
@@ -36,6 +37,12 @@ def _round(value: Fraction, direction: str) -> int:
     if direction == "down":
         return math.floor(value)
     raise ValueError(f"rounding must be 'up' or 'down', got {direction!r}")
+
+
+def _check_flag(name: str, value: object) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
 
 
 def _dice_count(damage: str, rules: Rules) -> tuple[int, int, int]:
@@ -64,6 +71,7 @@ def bonus_caps(dice_count: int, *, rules: Rules | None = None) -> tuple[int, int
 
 def _weapon_parts(roll_bonus, damage, damage_bonus, two_handed, rules):
     e = rules["economy"]
+    two_handed = _check_flag("two_handed", two_handed)
     count, value, constant = _dice_count(damage, rules)
     if damage_bonus is None:
         damage_bonus = constant
@@ -179,6 +187,7 @@ def negotiated_price(price: int, outcome: str, *, selling: bool = False,
     rules = resolve(rules)
     price = check_integer("price", price, min=0)
     outcome = check_choice("outcome", outcome, OUTCOMES)
+    selling = _check_flag("selling", selling)
     n = rules["economy"]["negotiation"]
     if not selling:
         pct = {"success": n["buy_success_percent"], "critical_success": n["buy_critical_percent"]}
@@ -205,6 +214,7 @@ def charisma_negotiation(price: int, charisma: int, difficulty: int, *, selling:
     price = check_integer("price", price, min=0)
     charisma = check_integer("charisma", charisma, min=-100, max=100)
     difficulty = check_integer("difficulty", difficulty, min=-1000, max=1000)
+    selling = _check_flag("selling", selling)
     chk = rules["guide"]["checks"]
     counts = dict.fromkeys(OUTCOMES, 0)
     for face in range(1, chk["die"] + 1):

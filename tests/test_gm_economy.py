@@ -109,3 +109,38 @@ def test_caps_are_clear_errors(call, word):
 def test_two_handed_four_dice_lowers_caps_by_three():
     assert E.bonus_caps(4) == (0, 2)
     assert E.weapon_cost(roll_bonus=0, damage="4d6", damage_bonus=2, two_handed=True) == 280
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4])
+def test_each_extra_die_lowers_both_caps(n):
+    # RULES.md 2.6: roll bonus <= +3, damage bonus <= +5, each die beyond the first -1 on both.
+    roll_max, damage_max = 3 - (n - 1), 5 - (n - 1)
+    assert E.bonus_caps(n) == (roll_max, damage_max)
+    damage = f"{n}d6"
+    at_caps = E.weapon_cost(roll_bonus=roll_max, damage=damage, damage_bonus=damage_max,
+                            two_handed=True)
+    assert at_caps == roll_max * 20 + n * 60 + damage_max * 20
+    assert E.weapon_cost(roll_bonus=-3, damage=damage, damage_bonus=-5, two_handed=True) == \
+        -3 * 20 + n * 60 - 5 * 20                                   # the minima do not move
+    with pytest.raises(ValueError, match="roll_bonus"):
+        E.weapon_cost(roll_bonus=roll_max + 1, damage=damage, two_handed=True)
+    with pytest.raises(ValueError, match="damage_bonus"):
+        E.weapon_cost(damage=damage, damage_bonus=damage_max + 1, two_handed=True)
+
+
+def test_the_200_nx_check_faces():
+    # CHA +2 against 14, rolled over: faces 12..19 succeed (a 14 scores 16), 2..11 fail
+    # (a 9 scores 11), 1 is the critical failure (banned for the day), 20 the critical success.
+    dist = E.charisma_negotiation(price=200, charisma=2, difficulty=14)
+    assert [dist[k] for k in E.OUTCOMES] == [1 / 20, 10 / 20, 8 / 20, 1 / 20]
+    assert dist.attrs["expected_price_exact"] == Fraction(200 + 10 * 200 + 8 * 150 + 100, 20)
+
+
+@pytest.mark.parametrize("call, word", [
+    (lambda: E.negotiated_price(200, "success", selling="no"), "selling must be True or False"),
+    (lambda: E.charisma_negotiation(200, 2, 14, selling="no"), "selling must be True or False"),
+    (lambda: E.weapon_cost(damage="4d6", two_handed="yes"), "two_handed must be True or False"),
+])
+def test_flags_must_be_booleans(call, word):
+    with pytest.raises(ValueError, match=word):
+        call()
