@@ -73,7 +73,8 @@ def lineup(items: Any, level: int | None = None, *, rules: Rules | None = None,
 def _policy(targeting: Any, rules: Rules) -> tuple[int, int]:
     if targeting is None:
         targeting = rules["fights"]["targeting"]
-    pair = (targeting, targeting) if isinstance(targeting, str) else tuple(targeting)
+    pair = (targeting, targeting) if isinstance(targeting, str) else \
+        tuple(targeting) if isinstance(targeting, Sequence) else ()
     if len(pair) != 2:
         raise ValueError(f"targeting must be 'weakest', 'random' or a pair (party, creatures), "
                          f"got {targeting!r}")

@@ -78,14 +78,22 @@ def test_one_hit_kills_closed_form():
     assert bl.injuries.death_probability(seconds=6, negative_hp=89) == pytest.approx(0.2)
 
 
-@pytest.mark.parametrize("weak", [False, True])
-def test_hit_probability_by_enumeration(weak):
+@pytest.mark.parametrize("kind, attack_kind", [
+    ("plain", "melee"), ("weakness", "melee"), ("resistance", "melee"),
+    ("plain", "ranged"), ("plain", "magic"), ("resistance", "magic"),
+])
+def test_hit_probability_by_enumeration(kind, attack_kind):
     # One attack decides: the PC kills with any hit; the foe (slower) can barely scratch it.
-    attack, defence = 5, 17
-    extra = {"weaknesses": ("fire",)} if weak else {}
-    pc = fighter("PC", 1000, attack=attack, bonus=500, init=15, damage_type="fire")
-    foe = fighter("Foe", 500, attack=0, bonus=1, init=5, defence=defence, **extra)
-    bonus = 3 if weak else 0
+    # Melee and ranged attacks are rolled against Phys Def (17), magic against Mag Def (13).
+    attack = 5
+    defence = 13 if attack_kind == "magic" else 17
+    extra = {"weakness": {"weaknesses": ("fire",)}, "resistance": {"resistances": ("fire",)},
+             "plain": {}}[kind]
+    pc = replace(fighter("PC", 1000, attack=attack, bonus=500, init=15, damage_type="fire"),
+                 attack=attack_kind)
+    foe = replace(fighter("Foe", 500, attack=0, bonus=1, init=5, **extra),
+                  phys_def=17, mag_def=13)
+    bonus = {"plain": 0, "weakness": 3, "resistance": -3}[kind]
     hits = sum(1 for face in range(1, 21)
                if face != 1 and (face == 20 or face + attack + bonus >= defence))
     trials = 100_000
@@ -150,16 +158,44 @@ def test_same_seed_same_totals_any_chunking():
     assert int(a["party_wins"] + a["creature_wins"] + a["draws"]) == 3000
 
 
+def _wilson(k, n, z=1.959963984540054):
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (0.0 if k == 0 else centre - half), (1.0 if k == n else centre + half)
+
+
 def test_simulate_tables():
-    sim = bl.fights.simulate(["Goblin", "Gobelin"], trials=5000, seed=2)
+    n = 5000
+    sim = bl.fights.simulate(["Wolf", "Wolf", "Skeleton"], level=1, trials=n, seed=2)
     t = sim.table.set_index("metric")
-    assert {"party_win_rate", "knockout_rate", "expected_deaths_if_stabilised",
-            "rounds", "dying_seconds_mean"} <= set(t.index)
-    assert np.isnan(t.loc["dying_seconds_mean", "estimate"]) or t.loc["dying_seconds_mean",
-                                                                      "trials"] > 0
-    t = t.dropna(subset=["estimate", "ci_low", "ci_high"])  # one dying PC: no interval
-    assert (t["ci_low"] <= t["estimate"]).all() and (t["estimate"] <= t["ci_high"]).all()
-    assert sim.trials == 5000 and sim.seed == 2
+    assert sim.trials == n and sim.seed == 2
+    # the same fights straight from the sampler: the tables restate its accumulators
+    res = bl.montecarlo.run(partial(fight_sampler, spec=fight_spec(["Wolf", "Wolf", "Skeleton"],
+                                                                   level=1)),
+                            n, seed=2, progress=False)
+    wins = int(res["party_wins"])
+    assert 0 < wins < n
+    row = t.loc["party_win_rate"]
+    assert row["estimate"] == wins / n and row["trials"] == n
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx(_wilson(wins, n), abs=1e-12)
+    ko = res["knocked_out"]
+    mean_ko = ko.dot(np.arange(ko.size)) / n
+    sd_ko = np.sqrt((ko.dot(np.arange(ko.size) ** 2) - n * mean_ko ** 2) / (n - 1))
+    assert t.loc["pcs_knocked_out", "estimate"] == pytest.approx(mean_ko)
+    assert t.loc["knockout_rate", "estimate"] == pytest.approx(mean_ko / 4)
+    assert t.loc["pcs_knocked_out", "se"] == pytest.approx(sd_ko / np.sqrt(n))
+    assert t.loc["pcs_knocked_out", "ci_high"] - t.loc["pcs_knocked_out", "ci_low"] == \
+        pytest.approx(2 * 1.959963984540054 * sd_ko / np.sqrt(n), rel=1e-6)
+    r = res["rounds"]
+    assert t.loc["rounds", "estimate"] == pytest.approx(r.dot(np.arange(r.size)) / n)
+    dying = int(res["dying_by_pc"].sum())
+    assert t.loc["dying_seconds_mean", "trials"] == dying
+    if dying:
+        assert t.loc["dying_seconds_mean", "estimate"] == \
+            pytest.approx(int(res["dying_seconds_sum"]) / dying)
+    assert t.loc["expected_deaths_if_stabilised", "estimate"] == \
+        pytest.approx(float(res["expected_deaths_sum"]) / n)
     pcs = sim.extra["pcs"]
     assert set(pcs["pc"]) == {"Warrior", "Ranger", "Mage", "Cleric"}
 
@@ -180,6 +216,7 @@ def test_infinite_fight_is_refused():
     (dict(creatures=[]), "creatures"),
     (dict(creatures=["Wolf"], party=[]), "party"),
     (dict(creatures=["Wolf"], targeting="nearest"), "targeting"),
+    (dict(creatures=["Wolf"], targeting=5), "targeting must be 'weakest', 'random' or a pair"),
     (dict(creatures=["Wolf"], level=25), "level"),
     (dict(creatures=["Wolf"], max_rounds=0), "max_rounds"),
     (dict(creatures=["Goblin"] * 300), "at most 255 combatants"),
@@ -196,8 +233,21 @@ def test_calibration_check_small_grid():
     assert list(t["calibration"]) == [Fraction(-2), Fraction(0), Fraction(2)]
     assert list(t["challenge"]) == ["Easy", "Demanding", "Impossible"]
     assert list(t["encounter"]) == ["2 x Wolf", "4 x Wolf", "6 x Wolf"]
-    assert len(check.steps) == 2 and {"monotone", "significant_reversal"} <= set(check.steps)
-    assert isinstance(check.monotonic, bool)
+    # each encounter is simulate() with its own spawned child of the seed
+    children = np.random.SeedSequence(4).spawn(3)
+    for (_, row), child in zip(t.iterrows(), children):
+        sim = bl.fights.simulate(["Wolf"] * row["creatures"], level=3, trials=2000, seed=child)
+        st = sim.table.set_index("metric")
+        assert row["party_win_rate"] == st.loc["party_win_rate", "estimate"]
+        assert row["knockout_rate"] == st.loc["knockout_rate", "estimate"]
+    # steps: consecutive calibrations; monotone = win rate not up and knock-out rate not down
+    steps = check.steps
+    assert list(zip(steps["from"], steps["to"])) == [(-2, 0), (0, 2)]
+    wins, kos = list(t["party_win_rate"]), list(t["knockout_rate"])
+    assert list(steps["monotone"]) == [wins[i + 1] <= wins[i] and kos[i + 1] >= kos[i]
+                                       for i in range(2)]
+    assert check.monotonic == (not steps["significant_reversal"].any()
+                               and check.summary["across_family_reversals"].sum() == 0)
 
 
 @pytest.mark.parametrize("targeting", ["weakest", "random"])
@@ -249,3 +299,36 @@ def test_accumulators_are_consistent():
     assert out["knocked_out"][spec.pcs] == out["creature_wins"]
     again = fight_sampler(n, np.random.default_rng(21), spec)
     assert all(np.array_equal(out[k], again[k]) for k in out)
+
+
+@pytest.mark.parametrize("ties, expected", [("random", 0.5), ("position", 1.0)])
+def test_initiative_ties(ties, expected):
+    # Equal Init, each kills the other with any hit (no crits, always hits): whoever acts
+    # first wins. Random ties: 1/2; "position": the party is listed first, so it always wins.
+    rules = NO_CRITS.updated({"fights": {"initiative_ties": ties}})
+    pc = fighter("PC", 10, bonus=10, init=12, rules=rules)
+    foe = fighter("Foe", 10, bonus=10, init=12, rules=rules)
+    trials = 40_000
+    res = run(fight_spec([foe], [pc], rules=rules), trials, 17)
+    within(int(res["party_wins"]), trials, expected)
+
+
+@pytest.mark.parametrize("foe_hp, loss", [(15, 0), (7, 1), (15, 1)])
+def test_dying_seconds_and_negative_hp_reach_the_injury_roll(foe_hp, loss):
+    # Round 1: the foe (first) drops Weak from 1 to -2 HP; the tank then needs foe_hp rounds
+    # of 1 damage: Weak lies at -2 HP for foe_hp rounds of 6 s. Core rules 1.2 (closed form,
+    # with the variants' HP loss per second): k = (n + 1)(d + npv + loss x d),
+    # P(death) = clip((k - 75) / 100, 0, 1). Swapping d and npv would change k when loss > 0.
+    rules = NO_CRITS.updated({"injuries": {"hp_loss_per_second": loss}})
+    weak = fighter("Weak", 1, bonus=1, init=1, rules=rules)
+    tank = fighter("Tank", 10_000, bonus=1, init=2, rules=rules)
+    foe = fighter("Foe", foe_hp, bonus=3, init=15, rules=rules)
+    spec = fight_spec([foe], [weak, tank], targeting="weakest", rules=rules)
+    n = 200
+    out = fight_sampler(n, np.random.default_rng(0), spec)
+    d, npv = 6 * foe_hp, 2
+    assert out["party_wins"] == n and out["rounds"][foe_hp] == n
+    assert out["dying_seconds"][d] == n and out["dying_by_pc"].tolist() == [n, 0]
+    k = d + npv + loss * d
+    p = min(max((k - 75) / 100, 0.0), 1.0)
+    assert out["expected_deaths_sum"] / n == pytest.approx(p, abs=1e-12)
