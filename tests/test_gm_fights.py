@@ -332,3 +332,12 @@ def test_dying_seconds_and_negative_hp_reach_the_injury_roll(foe_hp, loss):
     k = d + npv + loss * d
     p = min(max((k - 75) / 100, 0.0), 1.0)
     assert out["expected_deaths_sum"] / n == pytest.approx(p, abs=1e-12)
+
+
+def test_simulation_lists_the_assumptions_its_figures_rest_on():
+    # RULES.md: values not given by the documents are flagged (assumed) next to any figure.
+    spec = fight_spec(["Wolf"])
+    keys = set(bl.fights.summarise(run(spec, 200, 1), spec).table.attrs["assumed"])
+    assert {"fights.crit_damage_dice", "fights.seconds_per_round", "fights.initiative_ties",
+            "fights.max_rounds", "fights.targeting", "party.level", "party.members",
+            "bestiary.default_level", "bestiary.creatures"} <= keys
