@@ -360,3 +360,37 @@ def test_initiative_decides_who_strikes_first():
     p_parry_fails = sum(ref_tier(r, 50) < 2 for r in range(1, 101)) / 100
     p = p_first * p_land * p_parry_fails
     assert abs(t["wins"][0] / n - p) <= 5 * math.sqrt(p * (1 - p) / n)
+
+
+def test_serious_wound_stuns_the_defender_out_of_its_next_defence():
+    # 6 damage, parried (same size) or not at all. A blow that lands beat a failed parry, so it
+    # wins an effect and picks the right arm (4 HP): -2, serious. Endurance 90 against the
+    # attack roll: failed -> weapon arm, incapacitated; passed -> stunned 1d3 of its turns.
+    # Round 2 (A.P. refreshed): a stunned defender cannot parry; the next blow to the arm
+    # (-8 <= -4) is a major wound. A fresh defender parries again.
+    fast = {"DEX": 30, "INT": 30}
+    first = P.combatant(70, weapon=("6", "Medium"), characteristics=fast, action_points=1)
+    second = P.combatant(50, weapon=("0", "Medium"), endurance=90, action_points=1)
+    n = 100_000
+    spec = P.duel_spec(first, second, max_rounds=2)
+    t = montecarlo.run(partial(P.duel_sampler, spec=spec), n, seed=13, progress=False).totals
+    p_hit = sum(ref_tier(r, 70) >= 2 for r in range(1, 101)) / 100
+    p_parry_fails = sum(ref_tier(r, 50) < 2 for r in range(1, 101)) / 100
+    p_out = p_wounded = 0.0                 # round 1: out, or seriously wounded and stunned
+    for r1 in range(1, 101):
+        t1 = ref_tier(r1, 70)
+        if t1 < 2:
+            continue
+        fail = sum(not opposed_first_wins(ref_tier(e, 90), e, t1, r1)
+                   for e in range(1, 101)) / 100
+        p_out += p_parry_fails * fail / 100
+        p_wounded += p_parry_fails * (1 - fail) / 100
+    p_clean = 1 - p_out - p_wounded
+    p_win = p_out + p_wounded * p_hit + p_clean * p_out
+    observed = {"wins": t["wins"][0] / n, "serious_in_round_1": t["first_serious"][1] / n,
+                "serious_in_round_2": t["first_serious"][2] / n}
+    exact = {"wins": p_win, "serious_in_round_1": p_out + p_wounded,
+             "serious_in_round_2": p_clean * p_hit * p_parry_fails}
+    for key, p in exact.items():
+        assert abs(observed[key] - p) <= 5 * math.sqrt(p * (1 - p) / n), key
+    assert t["wins"][1] == 0 and t["knockbacks"] == 0
