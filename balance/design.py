@@ -115,7 +115,8 @@ def check_ancestry(stats: Mapping[str, int] | None = None, *, adaptability: int 
     Each modifier in [-2, +3], their sum <= +3 (the shortfall becomes free stat points),
     adaptability in 0..3. Stats by mapping or keyword (``STR=2``); missing ones are 0.
     """
-    return _modifiers("ancestry", stats, modifiers, rules, adaptability)
+    return _modifiers("ancestry", stats, modifiers, rules,
+                      check_integer("adaptability", adaptability))
 
 
 def check_class(stats: Mapping[str, int] | None = None, *, rules: Rules | None = None,
@@ -127,13 +128,20 @@ def check_class(stats: Mapping[str, int] | None = None, *, rules: Rules | None =
 def check_creature(stats: Mapping[str, int] | None = None, *,
                    abilities: int | Sequence[str] = 0, rules: Rules | None = None,
                    **values: int) -> DesignReport:
-    """Check a creature's stats (each in [-4, +6]) and ability count (at most 4), RULES.md §2.1."""
+    """Check a creature's stats (each in [-4, +6]) and ability count (at most 4), RULES.md §2.1.
+
+    ``abilities`` is a count, a list of names, or one name.
+    """
     rules = resolve(rules)
     d = rules["design"]
     vals = stat_values(stats, values, rules, what="creature stats")
     problems = _range_problems(vals, d["creature_stat_min"], d["creature_stat_max"])
-    count = check_integer("abilities", abilities, min=0) if not isinstance(abilities, Sequence) \
-        or isinstance(abilities, str) else len(abilities)
+    if isinstance(abilities, str):  # one ability named
+        count = 1
+    elif isinstance(abilities, Sequence):
+        count = len(abilities)
+    else:
+        count = check_integer("abilities", abilities, min=0)
     if count > d["max_abilities"]:
         problems.append(f"{count} abilities is above the maximum {d['max_abilities']} by "
                         f"{count - d['max_abilities']}")

@@ -155,3 +155,10 @@ def test_sheet_errors_list_what_is_accepted(kwargs, message):
     with pytest.raises(ValueError) as err:
         bl.creatures.sheet(**args)
     assert str(err.value) == message
+
+
+def test_design_ability_names_and_adaptability_type():
+    assert bl.design.check_creature(abilities="Fire Breath").ok
+    assert bl.design.check_creature(abilities=["a"] * 4).ok
+    with pytest.raises(ValueError, match="adaptability must be an integer, got None"):
+        bl.design.check_ancestry(STR=1, adaptability=None)
