@@ -13,7 +13,7 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from ..errors import check_integer
+from ..errors import check_integer, check_integer_array
 from ..rng import RNGLike, as_generator
 from ..rules import resolve
 from ._common import (CRITICAL, FAILURE, FUMBLE, SUCCESS, TIERS, RulesLike, ceil_div,
@@ -31,9 +31,10 @@ def tier_codes(rolls, skills, rules: RulesLike = None) -> np.ndarray:
     precedence of RULES.md 3.1: fumble, automatic failure, success (roll <= skill or automatic),
     critical (a success with roll <= ceil(skill / critical_divisor)).
     """
-    p = section(rules)["roll"]
-    r = np.asarray(rolls, dtype=np.int64)
-    s = np.asarray(skills, dtype=np.int64)
+    sec = section(rules)
+    p = sec["roll"]
+    r = check_integer_array("rolls", rolls, min=1, max=sec["die"])
+    s = check_integer_array("skills", skills, min=0)
     crit = ceil_div(s, p["critical_divisor"])
     fumble_min = np.where(s > p["high_skill"], p["high_skill_fumble_min"], p["fumble_min"])
     code = np.where(r <= crit, CRITICAL, SUCCESS)
@@ -60,8 +61,8 @@ def tier_lookup(rules: RulesLike = None) -> np.ndarray:
     def build(r):
         die = section(r)["die"]
         skills = np.arange(_skill_cap(r) + 1)[:, None]
-        table = tier_codes(np.arange(die + 1)[None, :], skills, r)
-        table[:, 0] = FAILURE
+        table = np.full((skills.size, die + 1), FAILURE, dtype=np.int8)
+        table[:, 1:] = tier_codes(np.arange(1, die + 1)[None, :], skills, r)
         table.setflags(write=False)
         return table
 
