@@ -81,10 +81,17 @@ def ladder(*, rules: Rules | None = None) -> list[Fraction]:
 def _step(ratio: Fraction, steps: int, rules: Rules) -> Fraction:
     rungs = ladder(rules=rules)
     beyond = rules["encounters"]["ladder_step_beyond"]
+    if steps == 0:
+        return ratio
     if ratio in rungs:
         i = rungs.index(ratio) + steps
-    else:  # beyond the last rung
-        i = len(rungs) - 1 + round((ratio - rungs[-1]) / beyond) + steps
+    else:  # beyond the last rung, by whole steps
+        extra = (ratio - rungs[-1]) / beyond
+        if extra <= 0 or extra.denominator != 1:
+            raise ValueError(f"base ratio {ratio} is not on the ladder, so the stat-sum "
+                             f"adjustment cannot move it; accepted: "
+                             f"{', '.join(str(r) for r in rungs)}, then steps of {beyond}")
+        i = len(rungs) - 1 + int(extra) + steps
     if i < 0:
         return rungs[0]
     if i < len(rungs):

@@ -101,3 +101,18 @@ def test_levels_3_5_5_7_example():
 def test_more_bad_input(call, word):
     with pytest.raises(ValueError, match=word):
         call()
+
+
+def test_a_base_ratio_off_the_ladder():
+    # A variant may set a base ratio between rungs: a neutral stat sum keeps it; a step along
+    # the ladder from it is undefined, so it is an error rather than a silent snap to a rung.
+    rules = bl.load_rules()
+    rows = [dict(r) for r in rules["encounters"]["base_ratios"]]
+    rows[2]["ratio"] = "3/2"                                        # standard medium
+    variant = rules.updated({"encounters": {"base_ratios": rows}})
+    assert bl.encounters.adjusted_ratio("medium", "standard", 5, rules=variant) == Fraction(3, 2)
+    with pytest.raises(ValueError, match="base ratio 3/2 is not on the ladder"):
+        bl.encounters.adjusted_ratio("medium", "standard", 12, rules=variant)
+    assert bl.encounters.adjusted_ratio("titanic", "boss", 5) == Fraction(5)
+    assert bl.encounters.adjusted_ratio("titanic", "boss", 10) == Fraction(6)
+    assert bl.encounters.adjusted_ratio("titanic", "boss", 0) == Fraction(4)
