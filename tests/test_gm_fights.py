@@ -341,3 +341,21 @@ def test_simulation_lists_the_assumptions_its_figures_rest_on():
     assert {"fights.crit_damage_dice", "fights.seconds_per_round", "fights.initiative_ties",
             "fights.max_rounds", "fights.targeting", "party.level", "party.members",
             "bestiary.default_level", "bestiary.creatures"} <= keys
+
+
+def test_spec_of_the_dragon_against_the_default_party_by_hand():
+    # Guide formulas (RULES.md 2.2) on the rules data's Warrior and Dragon at level 5:
+    # Atk = stat + level (+ weapon roll bonus), Def = 10 + 2 x stat + level (+ armour),
+    # Max HP = base HP x level + CON; the Dragon attacks with magic, against Mag Def.
+    spec = fight_spec(["Dragon"], level=5)
+    assert spec.names == ("Warrior", "Ranger", "Mage", "Cleric", "Dragon")
+    w, d, mage = 0, 4, 2
+    assert spec.hp[w] == 9 * 5 + 2 and spec.hp[d] == 20 * 5 + 4
+    assert spec.attack[w] == 3 + 5 + 2 and spec.attack[d] == 2 + 5
+    assert list(spec.defences[w]) == [10 + 2 * 2 + 5 + 2, 10 + 2 * 0 + 5 + 0]
+    assert list(spec.defences[d]) == [10 + 2 * 4 + 5, 10 + 2 * 1 + 5]
+    assert spec.attack_defence[d] == 1 and spec.attack_defence[w] == 0
+    assert spec.init[d] == 10 + 0 and spec.init[w] == 10 + 0
+    assert spec.adjust[mage, d] == -3                 # the Mage's fire against a fire resistance
+    assert spec.adjust[d, :4].tolist() == [0] * 4 and spec.targets[d] == 3  # no PC resists fire
+    assert sorted(spec.faces[d][spec.faces[d] > 0]) == [6, 6] and spec.damage_bonus[d] == 2
