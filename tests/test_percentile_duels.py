@@ -394,3 +394,24 @@ def test_serious_wound_stuns_the_defender_out_of_its_next_defence():
     for key, p in exact.items():
         assert abs(observed[key] - p) <= 5 * math.sqrt(p * (1 - p) / n), key
     assert t["wins"][1] == 0 and t["knockbacks"] == 0
+
+
+@pytest.mark.parametrize("str_siz,bonus_faces,sign", [((18, 18), 6, 1), ((3, 3), 6, -1),
+                                                      ((11, 13), 0, 1)])
+def test_combatant_damage_is_weapon_plus_damage_modifier(str_siz, bonus_faces, sign):
+    # STR+SIZ 36 -> +1d6, 6 -> -1d6, 24 -> none (RULES.md 3.2); a broadsword is 1d8
+    f = P.combatant(60, characteristics={"STR": str_siz[0], "SIZ": str_siz[1]})
+    expected = {}
+    for w in range(1, 9):
+        for b in (range(1, bonus_faces + 1) if bonus_faces else [0]):
+            v = w + sign * b
+            expected[v] = expected.get(v, 0) + 1 / (8 * max(bonus_faces, 1))
+    assert bl.dice.distribution(f.damage).to_dict() == pytest.approx(expected)
+
+
+def test_negative_raw_damage_counts_as_zero():
+    # a -1d6 damage modifier can take a blow below 0: raw damage is never below
+    # [percentile.duel] minimum_damage (0), so nothing is taken and nobody is knocked back
+    out = run(70, 50, {"attack": 30, "defence": 60, "damage": -3})
+    assert out["hit"] and (out["raw_damage"], out["damage"], out["wound"]) == (0, 0, 0)
+    assert out["hp_after"] == HP[RIGHT_ARM] and not out["knocked_back"]
