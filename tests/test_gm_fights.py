@@ -359,3 +359,20 @@ def test_spec_of_the_dragon_against_the_default_party_by_hand():
     assert spec.adjust[mage, d] == -3                 # the Mage's fire against a fire resistance
     assert spec.adjust[d, :4].tolist() == [0] * 4 and spec.targets[d] == 3  # no PC resists fire
     assert sorted(spec.faces[d][spec.faces[d] > 0]) == [6, 6] and spec.damage_bonus[d] == 2
+
+
+def test_weakest_breaks_ties_by_listing_order():
+    # A and B both have 10 HP; the PC (first, always hits, no crits) kills one per round.
+    # "weakest" takes the first listed on a tie: A dies, B hits the 7-HP PC for 7: knocked out
+    # in round 1. Had it taken B, A would hit for 1 and the one-round fight would be a draw.
+    pc = fighter("PC", 7, bonus=10, init=15, rules=NO_CRITS)
+    a = fighter("A", 10, bonus=1, init=5, rules=NO_CRITS)
+    b = fighter("B", 10, bonus=7, init=4, rules=NO_CRITS)
+    out = fight_sampler(500, np.random.default_rng(0),
+                        fight_spec([a, b], [pc], targeting="weakest", max_rounds=1,
+                                   rules=NO_CRITS))
+    assert out["creature_wins"] == 500 and out["knocked_out"][1] == 500
+    swapped = fight_sampler(500, np.random.default_rng(0),
+                            fight_spec([b, a], [pc], targeting="weakest", max_rounds=1,
+                                       rules=NO_CRITS))
+    assert swapped["draws"] == 500 and swapped["knocked_out"][0] == 500
