@@ -1,5 +1,6 @@
 """Other GM-guide rules (RULES.md §2.5): falls, fatigue, effect stacking, reward paths."""
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import balance as bl
 
@@ -89,3 +90,27 @@ def test_fall_boundaries_are_exact(h, outcome):
 def test_more_bad_input(call, word):
     with pytest.raises(ValueError, match=word):
         call()
+
+
+_APP = st.fixed_dictionaries({"turn": st.integers(1, 8), "attribute": st.sampled_from("ab"),
+                              "value": st.integers(-3, 3), "duration": st.integers(0, 4)})
+
+
+@settings(max_examples=80, deadline=None)
+@given(apps=st.lists(_APP, min_size=1, max_size=6),
+       forgotten=st.lists(st.tuples(st.integers(1, 10), st.sampled_from("ab")), max_size=3))
+def test_stacking_matches_the_last_application_rule(apps, forgotten):
+    # RULES.md 2.5, read directly: on turn t the attribute shows the value of the last
+    # application made at or before t (later in the list wins within a turn) while that one
+    # application lasts (turns s .. s + duration - 1), unless the effect is forgotten on t.
+    table = G.stack_effects(apps, 10, forgotten=forgotten)
+    for attr in sorted({a["attribute"] for a in apps}):
+        for t in range(1, 11):
+            made = [a for a in apps if a["attribute"] == attr and a["turn"] <= t]
+            last = None
+            if made:
+                latest = max(a["turn"] for a in made)
+                last = [a for a in made if a["turn"] == latest][-1]
+            on = last is not None and t < last["turn"] + last["duration"] \
+                and (t, attr) not in set(forgotten)
+            assert table.loc[t, attr] == (last["value"] if on else 0)
