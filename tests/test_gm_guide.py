@@ -1,6 +1,6 @@
 """Other GM-guide rules (RULES.md §2.5): falls, fatigue, effect stacking, reward paths."""
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import assume, given, settings, strategies as st
 
 import balance as bl
 
@@ -114,3 +114,19 @@ def test_stacking_matches_the_last_application_rule(apps, forgotten):
             on = last is not None and t < last["turn"] + last["duration"] \
                 and (t, attr) not in set(forgotten)
             assert table.loc[t, attr] == (last["value"] if on else 0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(h=st.one_of(st.floats(0, 20), st.integers(0, 20), st.integers(0, 2000).map(lambda c: c / 100)))
+def test_fall_matches_the_rule_text(h):
+    # RULES.md 2.5 read directly, for heights not within float noise (10^-8 m) of a whole metre
+    assume(h == round(h) or abs(h - round(h)) > 1e-7)
+    f = G.fall(h)
+    if h < 2:
+        assert (f.outcome, f.dice) == ("none", "0")
+    elif h < 10:
+        assert (f.outcome, f.dice) == ("dice", f"{int(h // 2)}d6")
+    elif h <= 12:
+        assert (f.outcome, f.dice) == ("unconscious", "0")
+    else:
+        assert (f.outcome, f.dice) == ("dead", "0")
