@@ -207,3 +207,13 @@ def test_bundled_variants_section(reports):
     fr = section_of(html_of(reports["fr"]), "variants")
     assert text("sec_variants", "fr") in html_of(reports["fr"])
     assert "significatif" in fr and "Monte Carlo" in fr and "oui" in fr
+
+
+def test_french_tables_name_levels_and_headers_in_french(reports):
+    fr = html_of(reports["fr"])
+    cells = re.findall(r"<td[^>]*>([^<]*)</td>", section_of(fr, "treatment"))
+    assert "léger" in cells and "complet" in cells  # level names from the rules data
+    assert "light" not in cells and "full" not in cells
+    if "campaign" in expected_sections():
+        heads = re.findall(r"<th>([^<]*)</th>", section_of(fr, "campaign"))
+        assert "tirages" in heads and "trials" not in heads

@@ -31,7 +31,7 @@ def render(results: dict, ctx: Context):
     plots.wound_burden(sim, ax=bottom.subplots(), lang=ctx.lang)
     risk = sim.extra["knockout_risk"]
     shown = pd.DataFrame({
-        ctx.t("wounds_carried"): risk["wounds_carried"], "trials": risk["trials"],
+        ctx.t("wounds_carried"): risk["wounds_carried"], ctx.t("trials"): risk["trials"],
         ctx.t("col_estimate"): risk["probability"].map(lambda p: fmt_prob(p, 2)),
         ctx.t("col_ci"): [fmt_interval(a, b)
                           for a, b in zip(risk["ci_low"], risk["ci_high"])]})

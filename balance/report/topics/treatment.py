@@ -6,7 +6,7 @@ from matplotlib.figure import Figure
 
 from ... import plots
 from ...rules import Rules
-from ...treatment import cure_table
+from ...treatment import cure_table, levels
 from ..model import Table, figure_from_axes
 from ._base import Context, fmt_prob, make_section
 
@@ -34,6 +34,9 @@ def render(results: dict, ctx: Context):
         plots.treatment_curves(cure, level=level, value="expected_hours", ax=axs[1, col],
                                lang=ctx.lang, rules=ctx.rules)
     shown = cure[cure["cunning"].isin(TABLE_CUNNING)].copy()
+    if ctx.lang == "fr":  # level names from the rules data
+        names = levels(rules=ctx.rules).set_index("level")["level_fr"]
+        shown["level"] = shown["level"].map(lambda v: names.get(v, v))
     shown["cell"] = [f"{fmt_prob(p)} / {_hours(h)}"
                      for p, h in zip(shown["chance"], shown["expected_hours"])]
     wide = shown.pivot_table(index=["level", "modifier"], columns="cunning", values="cell",
