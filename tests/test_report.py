@@ -217,3 +217,14 @@ def test_french_tables_name_levels_and_headers_in_french(reports):
     if "campaign" in expected_sections():
         heads = re.findall(r"<th>([^<]*)</th>", section_of(fr, "campaign"))
         assert "tirages" in heads and "trials" not in heads
+
+
+def test_every_simulated_section_states_trials_and_seed(reports):
+    page = html_of(reports["en"])
+    modules, _ = topics.available_topics()
+    simulated = [m.KEY for m in modules if "balance.montecarlo" in m.REQUIRES]
+    assert {"rescue", "variants"} <= set(simulated)
+    for key in simulated:
+        prov = re.search(r"<div class='prov'>(.*?)</div></div>", section_of(page, key), re.S)
+        assert prov and "<b>trials</b>: " in prov.group(1) and "<b>seed</b>: " in prov.group(1), key
+        assert re.search(r"<b>seed</b>: [^<]*\b7\b", prov.group(1)), key
