@@ -228,3 +228,10 @@ def test_every_simulated_section_states_trials_and_seed(reports):
         prov = re.search(r"<div class='prov'>(.*?)</div></div>", section_of(page, key), re.S)
         assert prov and "<b>trials</b>: " in prov.group(1) and "<b>seed</b>: " in prov.group(1), key
         assert re.search(r"<b>seed</b>: [^<]*\b7\b", prov.group(1)), key
+
+
+def test_variant_p_values_never_print_as_zero():
+    from balance.report.topics import variants
+
+    assert variants._p(0.0) == "< 1e-300"
+    assert variants._p(2.29e-74) == "2.29e-74" and variants._p(1.0) == "1"

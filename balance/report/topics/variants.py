@@ -70,6 +70,11 @@ def _change(value: float, unit: str) -> str:
     return f"{100 * value:+.2f} pp" if unit == "probability" else f"{value:+.3g} {unit}"
 
 
+def _p(p: float) -> str:
+    """A p-value; one that underflows double precision is shown as a bound, not as 0."""
+    return f"{p:.3g}" if p > 0 else "< 1e-300"
+
+
 def _shown(frame: pd.DataFrame, name: str, ctx: Context) -> pd.DataFrame:
     """Every Monte Carlo metric and every exact metric that changed, as display strings."""
     rows = frame[~frame["exact"] | frame["significant"]]
@@ -82,7 +87,7 @@ def _shown(frame: pd.DataFrame, name: str, ctx: Context) -> pd.DataFrame:
         ctx.t("col_base"): [_value(v, u) for v, u in zip(rows["base"], rows["unit"])],
         ctx.t("col_variant_side"): [_value(v, u) for v, u in zip(rows["variant"], rows["unit"])],
         ctx.t("col_change"): [_change(v, u) for v, u in zip(rows["change"], rows["unit"])],
-        ctx.t("col_test"): [ctx.t("exact") if e else f"{p:.3g}"
+        ctx.t("col_test"): [ctx.t("exact") if e else _p(p)
                             for e, p in zip(rows["exact"], rows["p_adjusted"])],
         ctx.t("col_significant"): rows["significant"].map({True: yes, False: no}),
         ctx.t("col_moved"): rows["moved"].map({True: yes, False: no}),
