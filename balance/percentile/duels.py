@@ -158,7 +158,11 @@ def _graded(skill: np.ndarray, prone: np.ndarray, c: _Compiled) -> np.ndarray:
 
 @dataclass
 class _State:
-    """Per-duel state, side first: arrays shaped (2, n) (hit points: (2, n, locations))."""
+    """Per-duel state, side first: arrays shaped (2, n) (hit points: (2, n, locations)).
+
+    C-contiguous (as :meth:`start` makes them): the turn code reads and writes them through
+    flat views indexed ``side * n + duel``.
+    """
 
     hp: np.ndarray
     ap: np.ndarray
@@ -223,7 +227,7 @@ def duel_sampler(n: int, rng: RNGLike, spec: DuelSpec) -> dict[str, np.ndarray]:
             acted = False
             for slot in (0, 1):
                 sides = first[alive] ^ slot
-                can = (s.ap[sides, alive] >= c.cost) & ~s.over[alive]
+                can = (s.ap.reshape(-1)[sides * n + alive] >= c.cost) & ~s.over[alive]
                 if can.any():
                     acted = True
                     _turn(s, alive[can], sides[can], rnd, c, spec.rules, gen)
@@ -247,15 +251,19 @@ def _turn(s: _State, idx: np.ndarray, a: np.ndarray, rnd: int, c: _Compiled, rul
           gen: np.random.Generator) -> None:
     """The turn of side ``a`` in duels ``idx``: one action (``combat.ap_per_action`` A.P.) to
     shake off a stun, stand up or attack."""
-    s.ap[a, idx] -= c.cost
-    stunned = s.stun[a, idx] > 0
-    s.stun[a[stunned], idx[stunned]] -= 1
-    can_rise = s.prone[a, idx] & ~s.lame[a, idx]
+    # state arrays (2, n) are read and written through flat views at side * n + duel: one
+    # index array instead of two (several times faster gathers and scatters)
+    fa = a * s.over.size + idx
+    ap, stun, prone = s.ap.reshape(-1), s.stun.reshape(-1), s.prone.reshape(-1)
+    ap[fa] -= c.cost
+    stunned = stun[fa] > 0
+    stun[fa[stunned]] -= 1
+    can_rise = prone[fa] & ~s.lame.reshape(-1)[fa]
     if c.stand_turns == 0:          # standing up is free: up, then act
-        s.prone[a[can_rise], idx[can_rise]] = False
+        prone[fa[can_rise]] = False
         can_rise[:] = False
     rising = ~stunned & can_rise
-    s.prone[a[rising], idx[rising]] = False
+    prone[fa[rising]] = False
     go = ~stunned & ~rising
     if go.any():
         _attack(s, idx[go], a[go], rnd, c, rules, gen)
@@ -266,24 +274,29 @@ def _attack(s: _State, idx: np.ndarray, a: np.ndarray, rnd: int, c: _Compiled, r
     """One exchange for the duels ``idx`` whose attacker is side ``a``; updates the state."""
     d = 1 - a
     m = idx.size
-    defends = (s.ap[d, idx] >= c.cost) & (s.stun[d, idx] == 0)
-    s.ap[d[defends], idx[defends]] -= c.cost
+    n = s.over.size
+    fd = d * n + idx                # flat index of the defender's state (see _turn)
+    ap, stun, prone = s.ap.reshape(-1), s.stun.reshape(-1), s.prone.reshape(-1)
+    shield, lame = s.shield.reshape(-1), s.lame.reshape(-1)
+    hp = s.hp.reshape(2 * n, -1)
+    defends = (ap[fd] >= c.cost) & (stun[fd] == 0)
+    ap[fd[defends]] -= c.cost
     parry = c.parry[d]
-    d_skill = _graded(np.where(parry, c.style[d], c.evade[d]), s.prone[d, idx] & parry, c)
-    attacker = {"skill": _graded(c.style[a], s.prone[a, idx], c),
+    d_skill = _graded(np.where(parry, c.style[d], c.evade[d]), prone[fd] & parry, c)
+    attacker = {"skill": _graded(c.style[a], prone[a * n + idx], c),
                 "weapon_size": c.weapon_size[a]}
     defender = {
         "defends": defends, "parry": parry, "skill": d_skill,
-        "parry_size": np.where(s.shield[d, idx], np.maximum(c.shield_size[d], c.weapon_size[d]),
+        "parry_size": np.where(shield[fd], np.maximum(c.shield_size[d], c.weapon_size[d]),
                                c.weapon_size[d]),
-        "armour": c.armour[d], "hp": s.hp[d, idx], "hp_max": c.hp_max[d], "siz": c.siz[d],
+        "armour": c.armour[d], "hp": hp[fd], "hp_max": c.hp_max[d], "siz": c.siz[d],
         "endurance": c.endurance[d], "knockback_skill": c.knock[d]}
     d100 = gen.integers(1, c.die + 1, size=(4, m), dtype=np.int16)
     rolls = {"attack": d100[0], "defence": d100[1], "endurance": d100[2],
              "knockback": d100[3], "location": c.location(a, gen), "damage": c.damage(a, gen)}
     out = exchange(attacker, defender, rolls, rules)
     loc = out["location"]
-    s.hp[d, idx, loc] = out["hp_after"]
+    hp[fd, loc] = out["hp_after"]
     s.exchanges += m
     eff = out["effects"]
     s.effects += np.bincount(a, weights=np.maximum(eff, 0), minlength=2)
@@ -295,18 +308,17 @@ def _attack(s: _State, idx: np.ndarray, a: np.ndarray, rnd: int, c: _Compiled, r
         s.first_serious[w] = np.where(s.first_serious[w] == 0, rnd, s.first_serious[w])
         stunned = out["wound"] == SERIOUS
         if stunned.any():
-            ds, js = d[stunned], idx[stunned]
-            s.stun[ds, js] = np.maximum(s.stun[ds, js], c.stun(ds, gen))
+            fs = fd[stunned]
+            stun[fs] = np.maximum(stun[fs], c.stun(d[stunned], gen))
         crip = out["crippled"]
         if crip.any():
-            arm = crip & (loc == c.shield_arm)
-            s.shield[d[arm], idx[arm]] = False
-            leg = crip & c.legs[loc]
-            s.lame[d[leg], idx[leg]] = True
-            s.prone[d[leg], idx[leg]] = True
+            shield[fd[crip & (loc == c.shield_arm)]] = False
+            leg = fd[crip & c.legs[loc]]
+            lame[leg] = True
+            prone[leg] = True
     knocked = out["knocked_prone"]
     s.knockbacks += int(out["knocked_back"].sum())
-    s.prone[d[knocked], idx[knocked]] = True
+    prone[fd[knocked]] = True
     done = out["outcome"] != NONE
     if done.any():
         j = idx[done]
