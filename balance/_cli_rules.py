@@ -9,16 +9,10 @@ from typing import Any
 import pandas as pd
 
 from .cli import add_format, add_rules, emit, load
+from .rules import plain
 
 __all__ = ["register"]
 
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, (tuple, list)):
-        return [_plain(v) for v in value]
-    return value
 
 
 def _check(args) -> int:
@@ -50,14 +44,14 @@ def _flatten(value: Any, path: str) -> list[tuple[str, str]]:
         for k, v in value.items():
             out += _flatten(v, f"{path}.{k}" if path else k)
         return out
-    return [(path, _text(_plain(value)))]
+    return [(path, _text(plain(value)))]
 
 
 def _show(args) -> int:
     rules = load(args.rules)
     node = rules.get(args.section) if args.section else rules
     if args.format == "json":
-        print(json.dumps(_plain(node), ensure_ascii=False, indent=2))
+        print(json.dumps(plain(node), ensure_ascii=False, indent=2))
         return 0
     rows = _flatten(node, args.section or "")
     emit(pd.DataFrame(rows, columns=["key", "value"]), args.format,
@@ -74,7 +68,7 @@ def _variants(args) -> int:
 
 def _assumptions(args) -> int:
     frame = load(args.rules).assumptions
-    frame["value"] = frame["value"].map(lambda v: _text(_plain(v)))
+    frame["value"] = frame["value"].map(lambda v: _text(plain(v)))
     emit(frame, args.format)
     return 0
 

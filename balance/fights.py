@@ -35,7 +35,6 @@ from ._fightkernel import RANDOM, WEAKEST, FightSpec, fight_sampler
 from .creatures import CreatureSheet
 from .errors import check_choice, check_integer
 from .intervals import normal_interval
-from .names import find_row
 from .results import Simulation
 from .rules import Rules, resolve
 

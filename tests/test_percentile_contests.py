@@ -9,19 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import balance as bl
+from percentile_oracle import RANK, ref_tier
 
 P = bl.percentile
-RANK = {"fumble": 0, "failure": 1, "success": 2, "critical": 3}
 
 
-def ref_tier(roll: int, skill: int) -> str:
-    if roll >= (100 if skill > 100 else 99):
-        return "fumble"
-    if roll >= 96:
-        return "failure"
-    if roll <= skill or roll <= 5:
-        return "critical" if roll <= math.ceil(skill / 10) else "success"
-    return "failure"
 
 
 def over_100(a: int, b: int) -> tuple[int, int]:

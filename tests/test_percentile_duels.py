@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import balance as bl
+from percentile_oracle import ref_code
 from balance import montecarlo
 from balance.percentile import exchange
 
@@ -127,14 +128,6 @@ def test_over_100_rule_in_the_exchange():
 
 
 # -- statistics against exact single exchanges ------------------------------------------
-def ref_tier(roll, skill):
-    if roll >= (100 if skill > 100 else 99):
-        return 0
-    if roll >= 96:
-        return 1
-    if roll <= skill or roll <= 5:
-        return 3 if roll <= math.ceil(skill / 10) else 2
-    return 1
 
 
 def opposed_first_wins(t1, r1, t2, r2):
@@ -159,12 +152,12 @@ def exact_exchange():
     and the defender going out, by enumeration of attack roll x defence roll x location x
     1d8 x Endurance roll."""
     att, par, endurance = 70, 50, 22
-    d_tiers = [ref_tier(r, par) for r in range(1, 101)]
+    d_tiers = [ref_code(r, par) for r in range(1, 101)]
     p_def = [d_tiers.count(t) / 100 for t in range(4)]
     eff_att = eff_def = p_wound = p_out = 0.0
     for r1 in range(1, 101):
-        t1 = ref_tier(r1, att)
-        p_end_fail = sum(not opposed_first_wins(ref_tier(e, endurance), e, t1, r1)
+        t1 = ref_code(r1, att)
+        p_end_fail = sum(not opposed_first_wins(ref_code(e, endurance), e, t1, r1)
                          for e in range(1, 101)) / 100
         for t2 in range(4):
             pr = p_def[t2] / 100
@@ -260,9 +253,9 @@ def exact_effects(att, dfn, defends):
     (attack roll x defence roll enumerated; no defence = a failure)."""
     values = {"att": [], "def": []}
     for r1 in range(1, 101):
-        t1 = ref_tier(r1, att)
+        t1 = ref_code(r1, att)
         for r2 in range(1, 101):
-            t2 = ref_tier(r2, dfn) if defends else 1
+            t2 = ref_code(r2, dfn) if defends else 1
             e = t1 - t2
             if (e > 0 and t1 < 2) or (e < 0 and t2 < 2):
                 e = 0
@@ -300,13 +293,13 @@ def exact_decisive(att, dfn, evades):
     roll x defence roll x location x Endurance roll (Endurance 22 vs the attack roll)."""
     p = {"wins": 0.0, 1: 0.0, 2: 0.0, 3: 0.0}
     for r1 in range(1, 101):
-        t1 = ref_tier(r1, att)
+        t1 = ref_code(r1, att)
         if t1 < 2:
             continue
-        p_fail = sum(not opposed_first_wins(ref_tier(e, 22), e, t1, r1)
+        p_fail = sum(not opposed_first_wins(ref_code(e, 22), e, t1, r1)
                      for e in range(1, 101)) / 100
         for r2 in range(1, 101):
-            t2 = ref_tier(r2, dfn)
+            t2 = ref_code(r2, dfn)
             if evades and t2 >= 2:
                 continue                                  # a successful evade avoids the blow
             effects = t1 - t2 if t1 > t2 else 0
@@ -356,8 +349,8 @@ def test_initiative_decides_who_strikes_first():
     assert t["exchanges"] == n and t["wins"][1] == 0
     p_first = sum((d1 + 11 > d2 + 12) + 0.5 * (d1 + 11 == d2 + 12)
                   for d1 in range(1, 11) for d2 in range(1, 11)) / 100
-    p_land = sum(ref_tier(r, 70) >= 2 for r in range(1, 101)) / 100
-    p_parry_fails = sum(ref_tier(r, 50) < 2 for r in range(1, 101)) / 100
+    p_land = sum(ref_code(r, 70) >= 2 for r in range(1, 101)) / 100
+    p_parry_fails = sum(ref_code(r, 50) < 2 for r in range(1, 101)) / 100
     p = p_first * p_land * p_parry_fails
     assert abs(t["wins"][0] / n - p) <= 5 * math.sqrt(p * (1 - p) / n)
 
@@ -374,14 +367,14 @@ def test_serious_wound_stuns_the_defender_out_of_its_next_defence():
     n = 100_000
     spec = P.duel_spec(first, second, max_rounds=2)
     t = montecarlo.run(partial(P.duel_sampler, spec=spec), n, seed=13, progress=False).totals
-    p_hit = sum(ref_tier(r, 70) >= 2 for r in range(1, 101)) / 100
-    p_parry_fails = sum(ref_tier(r, 50) < 2 for r in range(1, 101)) / 100
+    p_hit = sum(ref_code(r, 70) >= 2 for r in range(1, 101)) / 100
+    p_parry_fails = sum(ref_code(r, 50) < 2 for r in range(1, 101)) / 100
     p_out = p_wounded = 0.0                 # round 1: out, or seriously wounded and stunned
     for r1 in range(1, 101):
-        t1 = ref_tier(r1, 70)
+        t1 = ref_code(r1, 70)
         if t1 < 2:
             continue
-        fail = sum(not opposed_first_wins(ref_tier(e, 90), e, t1, r1)
+        fail = sum(not opposed_first_wins(ref_code(e, 90), e, t1, r1)
                    for e in range(1, 101)) / 100
         p_out += p_parry_fails * fail / 100
         p_wounded += p_parry_fails * (1 - fail) / 100

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import balance as bl
+from percentile_oracle import ref_tier
 from balance import montecarlo
 
 P = bl.percentile
@@ -17,15 +18,6 @@ GRADES = {"Very Easy": Fraction(2), "Easy": Fraction(3, 2), "Standard": Fraction
           "Hard": Fraction(2, 3), "Formidable": Fraction(1, 2), "Herculean": Fraction(1, 5)}
 
 
-def ref_tier(roll: int, skill: int) -> str:
-    """RULES.md 3.1 read face by face, in its order of precedence."""
-    if roll >= (100 if skill > 100 else 99):
-        return "fumble"
-    if roll >= 96:
-        return "failure"
-    if roll <= skill or roll <= 5:
-        return "critical" if roll <= math.ceil(Fraction(skill, 10)) else "success"
-    return "failure"
 
 
 def ref_tiers(skill: int) -> dict[str, float]:

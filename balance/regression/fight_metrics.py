@@ -42,7 +42,6 @@ def _duel(rules: Rules, trials: int, seed, *, what: str) -> Measurement:
 
 def metrics() -> list[Metric]:
     """Fight and duel metrics, in catalogue order."""
-    from .. import fights, percentile  # noqa: F401 - listed only when the simulators exist
     out: list[Metric] = []
     for tag, names in ENCOUNTERS.items():
         out.append(Metric(f"fights.party_wins@{tag}",

@@ -47,7 +47,6 @@ def _campaign(rules: Rules, trials: int, seed, *, what: str) -> Measurement:
 
 def metrics() -> list[Metric]:
     """The process metrics, in catalogue order."""
-    from .. import campaign, rescue  # noqa: F401 - only listed when the modules exist
     tag = f"{RESCUE['arrival']}s,{RESCUE['negative_hp']}hp"
     out = [Metric(f"rescue.death@{tag},{w}w",
                   f"P(death) of a PC at -{RESCUE['negative_hp']} HP with {w} wound(s), "

@@ -17,7 +17,7 @@ import pandas as pd
 
 from .. import d20, injuries, negotiation
 from ..errors import check_integer_array
-from ..rules import Rules, resolve
+from ..rules import Rules, plain, resolve
 
 __all__ = ["death_surface", "d20_table", "negotiation_table", "severity_bands",
            "negotiation_rules_table", "opposed_table", "rule_changes", "rest_day",
@@ -153,13 +153,6 @@ def opposed_table(skills=range(5, 101, 5), *, rules: Rules | None = None) -> pd.
                                        "stalemate"])
 
 
-def _plain(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, (tuple, list)):
-        return [_plain(v) for v in value]
-    return value
-
 
 def _changes(base: Any, new: Any, path: str = "") -> list[tuple[str, Any, Any]]:
     """Every leaf that differs between two rules trees: (dotted path, old, new).
@@ -179,7 +172,7 @@ def _changes(base: Any, new: Any, path: str = "") -> list[tuple[str, Any, Any]]:
         for i, (a, b) in enumerate(zip(base, new)):
             out += _changes(a, b, f"{path}[{i}]")
         return out
-    return [] if _plain(base) == _plain(new) else [(path, _plain(base), _plain(new))]
+    return [] if plain(base) == plain(new) else [(path, plain(base), plain(new))]
 
 
 def rule_changes(rules: Rules, base: Rules | None = None) -> pd.DataFrame:

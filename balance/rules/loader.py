@@ -13,9 +13,9 @@ from types import MappingProxyType
 from typing import Any
 
 from ..errors import RulesError, did_you_mean
-from .validate import RESERVED, check_effective, check_overlay
+from .validate import check_effective, check_overlay
 
-__all__ = ["Rules", "load_rules", "default_rules", "resolve", "bundled_variants"]
+__all__ = ["Rules", "load_rules", "default_rules", "resolve", "bundled_variants", "plain"]
 
 #: bundled documents, in the order they are merged
 DOCUMENTS = ("core", "gm_guide", "percentile")
@@ -148,7 +148,7 @@ class Rules(Mapping):
         """The values in effect that RULES.md marks **(assumed)**: DataFrame key, value, note."""
         import pandas as pd
 
-        rows = [(key, _plain(self.get(key, None)), note) for key, note in self._assumed.items()]
+        rows = [(key, plain(self.get(key, None)), note) for key, note in self._assumed.items()]
         return pd.DataFrame(rows, columns=["key", "value", "note"])
 
     def assumed_under(self, *prefixes: str) -> list[str]:
@@ -181,11 +181,12 @@ class Rules(Mapping):
         return _apply(self, _thaw(overrides), source)
 
 
-def _plain(value: Any) -> Any:
+def plain(value: Any) -> Any:
+    """A frozen rules value as plain Python: mappings to dicts, tuples to lists."""
     if isinstance(value, Mapping):
-        return {k: _plain(v) for k, v in value.items()}
+        return {k: plain(v) for k, v in value.items()}
     if isinstance(value, tuple):
-        return [_plain(v) for v in value]
+        return [plain(v) for v in value]
     return value
 
 
