@@ -85,7 +85,10 @@ def emit(frame: pd.DataFrame, fmt: str, *, title: str | None = None) -> None:
             print(title)
         with pd.option_context("display.max_rows", 500, "display.width", 200,
                                "display.max_columns", 50):
-            print(frame.to_string(index=False))
+            shown = frame.copy()
+            for col in shown.columns[shown.isna().any()]:  # a missing value prints blank
+                shown[col] = shown[col].astype(object).where(shown[col].notna(), "")
+            print(shown.to_string(index=False))
 
 
 def _report(args) -> int:
