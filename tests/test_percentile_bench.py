@@ -14,6 +14,7 @@ from balance.percentile import _bench as pb
 
 P = bl.percentile
 AP2 = bl.rules.resolve(None).updated({"percentile": {"combat": {"ap_per_action": 2}}})
+FREE_RISE = bl.rules.resolve(None).updated({"percentile": {"duel": {"stand_up_turns": 0}}})
 
 
 def test_python_tier_states_the_document():
@@ -64,13 +65,36 @@ SPECS = {
     "2 A.P. per action": lambda: (
         P.combatant(60, action_points=5, rules=AP2), P.combatant(60, action_points=3,
                                                                   rules=AP2)),
+    # standing up costs no turn (a rules variant): knocked down often, up at once
+    "stand up for free": lambda: (
+        P.combatant(50, weapon="great_axe", rules=FREE_RISE),
+        P.combatant(90, shield="heater", armour=4, rules=FREE_RISE,
+                    characteristics={"STR": 6, "SIZ": 7, "DEX": 6})),
 }
+RULES = {"2 A.P. per action": AP2, "stand up for free": FREE_RISE}
 
 
 @pytest.mark.parametrize("name", list(SPECS))
 def test_plain_python_duels_agree_with_the_vectorised_kernel(name):
+    _agree(name)
+
+
+@pytest.mark.parametrize("name", ["shield vs great axe", "master vs evader"])
+def test_kernel_path_for_large_dice_agrees_too(name, monkeypatch):
+    # dice above _PAIR_DIE faces draw attack and defence separately (no die x die table)
+    from balance.percentile import _duel_kernel
+    monkeypatch.setattr(_duel_kernel, "_PAIR_DIE", 0)
+    _duel_kernel.tables.cache_clear()
+    try:
+        assert _duel_kernel.tables(P.duel_spec(*SPECS[name]())).pair is None
+        _agree(name)
+    finally:
+        _duel_kernel.tables.cache_clear()
+
+
+def _agree(name):
     fighters = SPECS[name]()
-    spec = P.duel_spec(*fighters, rules=AP2 if name.startswith("2 A.P.") else None)
+    spec = P.duel_spec(*fighters, rules=RULES.get(name))
     n_py, n_np = 6000, 100_000
     py = pb.python_duels(n_py, random.Random(11), spec)
     vec = P.duel_sampler(n_np, np.random.default_rng(12), spec)

@@ -408,3 +408,16 @@ def test_negative_raw_damage_counts_as_zero():
     out = run(70, 50, {"attack": 30, "defence": 60, "damage": -3})
     assert out["hit"] and (out["raw_damage"], out["damage"], out["wound"]) == (0, 0, 0)
     assert out["hp_after"] == HP[RIGHT_ARM] and not out["knocked_back"]
+
+
+@pytest.mark.parametrize("endurance", [0, 22, 60, 100, 130])
+def test_endurance_failures_per_attack_roll_match_the_opposed_roll(endurance):
+    # the duel kernel draws Endurance as "face < failing faces of this attack roll": the count
+    # of failing faces, against brute-force opposed rolls (RULES.md 3.1), every attack tier
+    from balance.percentile._duel_kernel import _endurance_fails
+    for skill in (0, 35, 70, 100, 150):
+        a_tier = np.array([ref_code(r, skill) for r in range(1, 101)])
+        got = _endurance_fails(a_tier, 100, endurance, bl.rules.resolve(None))
+        want = [sum(not opposed_first_wins(ref_code(e, endurance), e, int(t1), r1)
+                    for e in range(1, 101)) for r1, t1 in zip(range(1, 101), a_tier)]
+        assert got.tolist() == want, skill

@@ -270,9 +270,10 @@ def duel_dice() -> int:
     """Mean dice rolled per benchmarked duel (rounded), from the vectorised kernel's counters.
 
     Per duel: two initiative dice and a tie-breaking coin; per exchange: attack, defence,
-    Endurance and knockback d100s, the location d20 and the weapon's damage dice (what the
-    vectorised kernel draws); per serious or major wound, the stun die. Measured on 20,000 duels
-    (seed 0): about 40 with the bundled rules.
+    Endurance and knockback d100s, the location d20 and the weapon's damage dice (every die an
+    exchange can need; the kernel draws the location, damage, Endurance and knockback dice only
+    for the exchanges that need them); per serious or major wound, the stun die. Measured on
+    20,000 duels (seed 0): about 40 with the bundled rules.
     """
     import numpy as np
 
