@@ -299,15 +299,14 @@ def run_group(g: Group, t: Tables, rounds: int, res: Results, gen: np.random.Gen
             acted = False
             for a in (g.first, 1 - g.first):
                 act = g.ap[a] >= cost
-                count = np.count_nonzero(act)
+                count = act.sum()
                 if count == 0:
                     continue
                 acted = True
-                _turn(g, t, None if count == act.size else np.flatnonzero(act), a, rnd, res,
-                      gen)
+                _turn(g, t, None if count == act.size else act.nonzero()[0], a, rnd, res, gen)
             if not acted:
                 break
-    live = np.flatnonzero(g.live)             # timeouts (ended duels wrote theirs)
+    live = g.live.nonzero()[0]             # timeouts (ended duels wrote theirs)
     res.first_serious[g.ids[live]] = g.first_serious[live]
 
 
@@ -334,17 +333,17 @@ def _turn(g: Group, t: Tables, idx: np.ndarray | None, a: int, rnd: int, res: Re
     if pr.any():
         can_rise = pr & ~(lame if full else lame[idx])
         if t.stand_turns == 0:              # standing up is free: up, then act
-            rise = np.flatnonzero(can_rise)
+            rise = can_rise.nonzero()[0]
             prone[rise if full else idx[rise]] = False
         else:                               # the turn is spent rising (unless stunned)
             rising = go & can_rise
-            rise = np.flatnonzero(rising)
+            rise = rising.nonzero()[0]
             prone[rise if full else idx[rise]] = False
             go &= ~rising
     if go.all():
         _exchange(g, t, idx, a, rnd, res, gen)
     else:
-        sel = np.flatnonzero(go)
+        sel = go.nonzero()[0]
         if sel.size:
             _exchange(g, t, sel if full else idx[sel], a, rnd, res, gen)
 
@@ -381,7 +380,7 @@ def _exchange(g: Group, t: Tables, idx: np.ndarray | None, a: int, rnd: int, res
     counts = np.bincount(code, minlength=16)
     res.effects[a] += counts @ t.eff_pos[a]
     res.effects[d] += counts @ t.eff_neg[a]
-    h = np.flatnonzero(code >= t.hit_from[a])
+    h = (code >= t.hit_from[a]).nonzero()[0]
     if h.size == 0:
         return
     code = code[h]
@@ -392,12 +391,12 @@ def _exchange(g: Group, t: Tables, idx: np.ndarray | None, a: int, rnd: int, res
     loc = t.location(mh, gen)
     hp_d, best_d = g.hp[d], g.best[d]
     L = hp_d.shape[0]
-    ch = np.flatnonzero(np.take(t.chosen[a], code))
+    ch = t.chosen[a].take(code).nonzero()[0]
     if ch.size:
         loc[ch] = best_d[gi[ch]] % L
     raw = t.damage[a](mh, gen)
     hit_damage = raw
-    par = np.flatnonzero(np.take(t.parried[a], code))
+    par = t.parried[a].take(code).nonzero()[0]
     if par.size:
         lo, up = t.frac[a]
         frac = lo if lo == up else np.asarray(t.frac[a])[g.shield[d][gi[par]].view(np.int8)]
@@ -405,7 +404,7 @@ def _exchange(g: Group, t: Tables, idx: np.ndarray | None, a: int, rnd: int, res
         hit_damage[par] -= np.ceil(raw[par] * frac - 1e-9).astype(hit_damage.dtype)
     if t.any_armour[d]:
         armour = t.armour[d][loc]
-        armour[np.take(t.bypass[a], code)] = 0
+        armour[t.bypass[a].take(code)] = 0
         hit_damage = hit_damage - armour
     damage = np.maximum(hit_damage, 0)
     flat = loc * k + gi
@@ -419,7 +418,7 @@ def _exchange(g: Group, t: Tables, idx: np.ndarray | None, a: int, rnd: int, res
         (before > 0) | (after <= -top)))
     if wounded.size:
         _wounds(g, t, wounded, u[h], gi, loc, after, top, a, rnd, res, gen)
-    kb = np.flatnonzero(raw > t.siz[d])     # knocked back (the blow was not evaded)
+    kb = (raw > t.siz[d]).nonzero()[0]     # knocked back (the blow was not evaded)
     if kb.size:
         res.knockbacks += kb.size
         down = t.knock_fails[d][gen.integers(1, t.die + 1, size=kb.size, dtype=np.int32)]
@@ -439,19 +438,19 @@ def _wounds(g: Group, t: Tables, w: np.ndarray, u: np.ndarray, gi: np.ndarray,
     # Endurance: fails when the roll (a face 0..die-1) is below the count of failing faces
     failed = gen.integers(0, t.die, size=w.size, dtype=np.int32) < t.endurance_fails[a][u[w]]
     key = (major.view(np.int8) * 2 + failed.view(np.int8)) * t.hp_max.shape[1] + lw
-    s = np.flatnonzero(~major)
+    s = (~major).nonzero()[0]
     if s.size:                              # serious: stunned 1d3 turns
         stun = g.stun[d]
         stun[gw[s]] = np.maximum(stun[gw[s]], t.stun(s.size, gen))
-    drop = np.take(t.drops_shield, key)
+    drop = t.drops_shield.take(key)
     if drop.any():
         g.shield[d][gw[drop]] = False
-    lame = np.flatnonzero(np.take(t.lames, key))
+    lame = t.lames.take(key).nonzero()[0]
     if lame.size:
         g.lame[d][gw[lame]] = True
         g.prone[d][gw[lame]] = True
-    outcome = np.take(t.outcome, key)
-    done = np.flatnonzero(outcome != NONE)
+    outcome = t.outcome.take(key)
+    done = (outcome != NONE).nonzero()[0]
     if done.size:
         j = gw[done]
         g.live[j] = False
