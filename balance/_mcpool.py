@@ -26,6 +26,7 @@ IDLE_TIMEOUT = 300.0
 _lock = threading.Lock()
 _state: dict = {"pool": None, "helpers": 0, "starter": None, "timer": None, "busy": False}
 _SAMPLER: dict[str, Callable] = {}  # in a helper: the sampler of the current run, by token
+_STARTERS: list[threading.Thread] = []  # threads still starting helpers (joined at exit)
 
 
 def portable(sampler: Callable) -> bytes:
@@ -84,13 +85,29 @@ def _start(pool, helpers: int) -> None:
             future.result()
     except Exception:  # a broken pool shows up again, with its cause, on the next submit
         pass
+    finally:
+        if threading.current_thread() in _STARTERS:
+            _STARTERS.remove(threading.current_thread())
+
+
+def _wait_for_starters() -> None:
+    """At interpreter exit, let helpers that are still starting finish starting before
+    the pool is shut down: a helper torn down while it unpickles its queues would print a
+    traceback (FileNotFoundError on a semaphore) after a short run."""
+    for starter in list(_STARTERS):
+        starter.join(timeout=30)
 
 
 def _new_pool(helpers: int):
     from concurrent.futures import ProcessPoolExecutor
 
+    if not _state.get("exit_hook"):
+        # registered after concurrent.futures' own exit hook, so it runs before it
+        getattr(threading, "_register_atexit", __import__("atexit").register)(_wait_for_starters)
+        _state["exit_hook"] = True
     pool = ProcessPoolExecutor(max_workers=helpers, mp_context=_context(), initializer=_init)
     starter = threading.Thread(target=_start, args=(pool, helpers), daemon=True)
+    _STARTERS.append(starter)
     starter.start()
     return pool, starter
 
