@@ -69,6 +69,9 @@ def _variants(args) -> int:
 def _assumptions(args) -> int:
     frame = load(args.rules).assumptions
     frame["value"] = frame["value"].map(lambda v: _text(plain(v)))
+    if args.format == "table":  # whole tables (the bestiary...) are shortened on a terminal
+        frame["value"] = frame["value"].map(lambda v: v if len(v) <= 40 else v[:39] + "…")
+        frame["note"] = frame["note"].map(lambda v: v if len(v) <= 90 else v[:89] + "…")
     emit(frame, args.format)
     return 0
 
