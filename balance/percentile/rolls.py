@@ -170,20 +170,25 @@ def _roll_dtype(die: int):
     return np.int16 if die < 2**15 else np.int64
 
 
+def _tier_draws(skill, n, rng, grade, rules):
+    """Validated ``(n, generator, die, tier row of the graded skill or None for no roll, rules)``."""
+    rules = resolve(rules)
+    n = check_integer("n", n, min=0)
+    modified = graded_skill(skill, grade, rules)
+    gen = as_generator(rng, "rng")
+    row = None if modified is None else tier_lookup(rules)[min(modified, _skill_cap(rules)), 1:]
+    return n, gen, section(rules)["die"], row, rules
+
+
 def sample_tiers(skill: int, n: int, rng: RNGLike = None, *, grade: str | None = None,
                  rules: RulesLike = None) -> np.ndarray:
     """``n`` sampled tier codes (int8: 0 fumble, 1 failure, 2 success, 3 critical).
 
     One d100 per trial, turned into a tier by the skill's row of :func:`tier_lookup`.
     """
-    rules = resolve(rules)
-    n = check_integer("n", n, min=0)
-    modified = graded_skill(skill, grade, rules)
-    gen = as_generator(rng, "rng")
-    die = section(rules)["die"]
-    if modified is None:
+    n, gen, die, row, rules = _tier_draws(skill, n, rng, grade, rules)
+    if row is None:
         return np.full(n, _no_roll_tier(rules), dtype=np.int8)
-    row = tier_lookup(rules)[min(modified, _skill_cap(rules)), 1:]
     return row[gen.integers(0, die, size=n, dtype=_roll_dtype(die))]
 
 
@@ -193,15 +198,10 @@ def tier_sampler(n: int, rng: RNGLike = None, *, skill: int = 65, grade: str | N
 
     Draws the d100s, counts the faces, and folds the face counts through the skill's tier row.
     """
-    rules = resolve(rules)
-    n = check_integer("n", n, min=0)
-    modified = graded_skill(skill, grade, rules)
-    gen = as_generator(rng, "rng")
-    die = section(rules)["die"]
-    if modified is None:
+    n, gen, die, row, rules = _tier_draws(skill, n, rng, grade, rules)
+    if row is None:
         counts = np.zeros(4, dtype=np.int64)
         counts[_no_roll_tier(rules)] = n
         return {"tiers": counts}
-    row = tier_lookup(rules)[min(modified, _skill_cap(rules)), 1:]
     faces = np.bincount(gen.integers(0, die, size=n, dtype=_roll_dtype(die)), minlength=die)
     return {"tiers": np.bincount(row, weights=faces, minlength=4).astype(np.int64)}
