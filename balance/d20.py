@@ -56,6 +56,9 @@ def test_points(characteristic: int, modifier: int = 0, *, rules: Rules | None =
                      name="probability")
 
 
+test_points.__test__ = False  # a rules function, not a pytest test (pytest --doctest-modules)
+
+
 def points_after(characteristic, die_roll, modifier=0):
     """Points of a Test for a given die roll: ``C' - die`` (vectorised)."""
     return np.asarray(effective(characteristic, modifier)) - np.asarray(die_roll)

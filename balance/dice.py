@@ -4,7 +4,7 @@ An expression is a sum of signed terms, each ``NdM`` (``dM`` means ``1dM``) or a
 ``1d100``, ``3d6``, ``2d6+6``, ``1d8+1d6``, ``-1d4``, ``0``.
 
 >>> import balance as bl
->>> bl.dice.distribution("2d6")[7]
+>>> float(bl.dice.distribution("2d6")[7])
 0.16666666666666666
 >>> bl.dice.parse("2d6+6").mean
 13.0
