@@ -1,7 +1,7 @@
 """``balance snapshot``, ``balance diff`` and ``balance check``: the regression subcommands.
 
 :func:`register` adds them to the subparsers of :mod:`balance.cli`; each handler returns an
-exit code. ``python -m balance.regression_cli ...`` runs them on their own.
+exit code. ``python -m balance.regression_cli ...`` is ``balance ...``.
 
 Exit codes: ``snapshot`` 0 written; ``diff`` 0 nothing moved, 1 something moved (like
 ``diff(1)``); ``check`` 0 nothing moved beyond tolerance, 1 something did. All: 2 with a
@@ -16,9 +16,13 @@ import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 
+from .cli import add_rules, load
+
 __all__ = ["register", "main"]
 
 _DEFAULT_NAMES = ("bundled", "default", "defaults")
+#: Monte Carlo trials per metric when neither --trials nor a baseline says
+DEFAULT_TRIALS = 100_000
 
 
 def _tolerance_pair(text: str) -> tuple[str, float]:
@@ -36,7 +40,8 @@ def _tolerance_pair(text: str) -> tuple[str, float]:
 def _common(p: argparse.ArgumentParser, *, measuring: bool = True, selecting: bool = True) -> None:
     if measuring:
         p.add_argument("--trials", type=int, default=None,
-                       help="Monte Carlo trials per metric (default 100000, or the baseline's)")
+                       help=f"Monte Carlo trials per metric (default {DEFAULT_TRIALS:,}, or the "
+                            "baseline's)")
         p.add_argument("--seed", type=int, default=None,
                        help="master seed of the Monte Carlo metrics (default 0, or the baseline's)")
     p.add_argument("--tol", action="append", type=_tolerance_pair, default=[], metavar="NAME=VALUE",
@@ -54,8 +59,7 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("snapshot", help="measure every balance metric into a JSON baseline",
                               description="Measure every metric of the catalogue for a rule set "
                                           "and write them to a snapshot file (atomically).")
-    p.add_argument("--rules", action="append", default=[], metavar="FILE",
-                   help="variant rules file (repeatable; default: the bundled rules)")
+    add_rules(p)
     p.add_argument("--out", required=True, metavar="FILE", help="snapshot to write (.json)")
     p.add_argument("--force", action="store_true", help="overwrite an existing file")
     _common(p)
@@ -84,8 +88,7 @@ def register(subparsers) -> None:
                                           "snapshot. Exit 0: nothing moved beyond tolerance; 1: "
                                           "something did; 2: unusable input.")
     p.add_argument("--baseline", required=True, metavar="FILE", help="snapshot from `balance snapshot`")
-    p.add_argument("--rules", action="append", default=[], metavar="FILE",
-                   help="variant rules file (repeatable; default: the bundled rules)")
+    add_rules(p)
     p.add_argument("--alpha", type=float, default=0.05, help="family-wise level (default 0.05)")
     p.add_argument("--independent", action="store_true",
                    help="draw the Monte Carlo metrics from a seed independent of the baseline's "
@@ -114,11 +117,6 @@ def _tolerances(args) -> dict[str, float]:
     return out
 
 
-def _rules(files: Sequence[str]):
-    from .rules import load_rules
-    return load_rules(*files)
-
-
 def _side(text: str):
     from .rules import load_rules
     if text.lower() in _DEFAULT_NAMES:
@@ -128,10 +126,15 @@ def _side(text: str):
     return load_rules(text)
 
 
+def _trials(args) -> int:
+    """``--trials``, or the default when not given (0 is passed on, to be refused)."""
+    return DEFAULT_TRIALS if args.trials is None else args.trials
+
+
 def snapshot_command(args) -> int:
     """``balance snapshot``: measure and write a baseline."""
     from .regression import snapshot
-    snap = snapshot.take(_rules(args.rules), trials=args.trials or 100_000,
+    snap = snapshot.take(load(args.rules), trials=_trials(args),
                          seed=0 if args.seed is None else args.seed,
                          tolerances=_tolerances(args) or None, only=args.only)
     path = snapshot.write(snap, args.out, force=args.force)
@@ -146,7 +149,7 @@ def diff_command(args) -> int:
     from .regression import compare_snapshots, format_table
     from .regression.diff import as_snapshot, independent_seed
     seed = 0 if args.seed is None else args.seed
-    options = {"trials": args.trials or 100_000, "tolerances": _tolerances(args) or None,
+    options = {"trials": _trials(args), "tolerances": _tolerances(args) or None,
                "only": args.only}
     base = as_snapshot(_side(args.base), seed=seed, **options)
     variant = as_snapshot(_side(args.variant), seed=seed if args.crn else independent_seed(seed),
@@ -164,34 +167,21 @@ def diff_command(args) -> int:
 
 
 def check_command(args) -> int:
-    """``balance check``: 0 nothing moved, 1 something moved, 2 unusable input (never a traceback)."""
-    try:
-        from .regression import check, format_table
-        frame = check(args.baseline, _rules(args.rules), trials=args.trials, seed=args.seed,
-                      independent=args.independent, alpha=args.alpha,
-                      tolerances=_tolerances(args) or None)
-    except (ValueError, OSError) as exc:
-        print(f"balance: error: {_one_line(exc)}", file=sys.stderr)
-        return 2
+    """``balance check``: 0 nothing moved, 1 something moved (unusable input raises: exit 2)."""
+    from .regression import check, format_table
+    frame = check(args.baseline, load(args.rules), trials=args.trials, seed=args.seed,
+                  independent=args.independent, alpha=args.alpha,
+                  tolerances=_tolerances(args) or None)
     print(format_table(frame, only_moved=not args.all))
     return 1 if frame["moved"].any() else 0
 
 
-def _one_line(exc: BaseException) -> str:
-    text = str(exc) or type(exc).__name__
-    return " ".join(text.split())
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one regression subcommand (what ``balance snapshot|diff|check`` do)."""
-    parser = argparse.ArgumentParser(prog="balance")
-    register(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
-    try:
-        return args.func(args)
-    except (ValueError, OSError) as exc:
-        print(f"balance: error: {_one_line(exc)}", file=sys.stderr)
-        return 2
+    """Run a ``balance`` command line (e.g. ``["check", "--baseline", "b.json"]``): the same
+    parser, messages and exit codes as the ``balance`` console script."""
+    from .cli import main as cli_main
+
+    return cli_main(argv)
 
 
 if __name__ == "__main__":
