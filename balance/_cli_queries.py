@@ -264,9 +264,12 @@ def register(sub) -> None:
                 "with 95 % intervals and the exact value.", _rescue)
     p.add_argument("--arrival", default="0", help="rescuer's arrival in seconds: a number or "
                    "dice, e.g. 10+1d20 (default 0)")
-    p.add_argument("--negative-hp", default="1", help="negative HP: a number or dice, e.g. 1d6")
+    p.add_argument("--negative-hp", default="1",
+                   help="negative HP: a number or dice, e.g. 1d6 (default 1)")
     _ints(p, "--wounds", "wound counts to simulate (default 0 1 2 3)", default=[0, 1, 2, 3])
-    p.add_argument("--action", choices=("support", "heal"), default="support")
+    p.add_argument("--action", choices=("support", "heal"), default="support",
+                   help="the rescuer's action: support (stabilises at 0 HP) or heal (restores "
+                        "--heal HP); default support")
     p.add_argument("--ap", type=int, default=1, help="A.P. of the action (default 1)")
     p.add_argument("--heal", type=int, default=None, help="HP healed (action heal)")
     _mc(p, 1_000_000)
