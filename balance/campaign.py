@@ -25,14 +25,13 @@ import pandas as pd
 
 from . import d20, injuries
 from .errors import check_choice, check_integer, check_number
-from .rescue import RescuePlan, _lut, plan as rescue_plan
+from .rescue import RescuePlan, plan as rescue_plan
 from .results import Simulation
 from .rules import Rules, resolve
 
 __all__ = ["CampaignPlan", "plan", "campaign_sampler", "simulate", "POLICIES"]
 
 POLICIES = ("both", "full", "light", "none")
-_EMPTY = np.int16(-32768)
 
 
 @dataclass(frozen=True)
@@ -113,8 +112,7 @@ def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,
         npv = plan.rescue.negative_hp.sample(idx.size, rng)
         face = rng.integers(1, inj["die"] + 1, size=idx.size)
         total = face + (wounds + 1) * (seconds + npv + loss * seconds)
-        lut = _lut(rules, int(total.max()) if total.size else 0)
-        code = np.where(seconds >= auto, rows, lut[total])
+        code = np.where(seconds >= auto, rows, injuries.outcome_rows(total, rules))
         died = code >= rows
         ko_by_wounds[0] += np.bincount(wounds, minlength=slots + 1)
         ko_by_wounds[1] += np.bincount(wounds[died], minlength=slots + 1)

@@ -84,6 +84,27 @@ def _bounds(rules: Rules) -> tuple[np.ndarray, np.ndarray]:
     return rules.memo("injuries.bounds", build)
 
 
+def outcome_rows(totals, rules: Rules) -> np.ndarray:
+    """Outcome of each roll total: its table row (``0..rows-1``) or ``rows`` (death on the roll).
+
+    Looked up in one array over totals ``0..death_threshold`` built once per rules object
+    (``rules.memo``); totals at or above the threshold all map to death. ``totals`` are
+    validated by the caller (a sampler's hot path).
+    """
+    lut = rules.memo("injuries.outcome_lut", _outcome_lut)
+    return lut[np.minimum(totals, lut.size - 1)]
+
+
+def _outcome_lut(rules: Rules) -> np.ndarray:
+    low, _ = _bounds(rules)
+    threshold = rules["injuries"]["death_threshold"]
+    totals = np.arange(threshold + 1)
+    rows = np.searchsorted(low, totals, side="right") - 1
+    lut = np.where(totals >= threshold, low.size, rows).astype(np.int16)
+    lut.flags.writeable = False
+    return lut
+
+
 def injury_probabilities(seconds, negative_hp, wounds=0, *, rules: Rules | None = None) -> np.ndarray:
     """Closed-form probabilities of every table row and of death, broadcast over the inputs.
 
@@ -181,12 +202,9 @@ def injury_for_total(total, *, rules: Rules | None = None):
     """
     rules = resolve(rules)
     t = check_integer_array("total", total, min=1, max=10 * _MAX)
-    low, _ = _bounds(rules)
-    idx = np.searchsorted(low, t, side="right") - 1
-    idx = np.where(t >= rules["injuries"]["death_threshold"], low.size, idx)
     names = np.array([r["en"] for r in rules["injuries"]["table"]]
                      + [rules["injuries"]["death"]["en"]], dtype=object)
-    out = names[idx]
+    out = names[outcome_rows(t, rules)]
     return out if np.ndim(out) else str(out)
 
 
@@ -223,15 +241,6 @@ def dying_outcome(seconds: int, negative_hp: int, wounds: int = 0, *, roll: int 
             "hp": 0 if heal is None else heal}
 
 
-def _row_lookup(k: int, rules: Rules) -> np.ndarray:
-    """Outcome row (0..rows, rows = death) of each face 1..die for modifier ``k``; index 0 unused."""
-    die = rules["injuries"]["die"]
-    totals = np.arange(0, die + 1) + k
-    low, _ = _bounds(rules)
-    idx = np.searchsorted(low, totals, side="right") - 1
-    return np.where(totals >= rules["injuries"]["death_threshold"], low.size, idx)
-
-
 def injury_sampler(n: int, rng: np.random.Generator, *, seconds: int, negative_hp: int,
                    wounds: int = 0, rules: Rules | None = None) -> dict[str, np.ndarray]:
     """Monte Carlo kernel of one critical-injury roll: ``{"rows": counts}`` over the table rows
@@ -248,8 +257,8 @@ def injury_sampler(n: int, rng: np.random.Generator, *, seconds: int, negative_h
     k = int(roll_modifier(seconds, negative_hp, wounds, rules=rules))
     faces = rng.integers(1, die + 1, size=n, dtype=np.int16 if die < 2**15 else np.int64)
     face_counts = np.bincount(faces, minlength=die + 1)
-    lut = _row_lookup(k, rules)
-    return {"rows": np.bincount(lut, weights=face_counts, minlength=rows).astype(np.int64)}
+    row_of_face = outcome_rows(np.arange(0, die + 1) + k, rules)  # index 0 unused (no face 0)
+    return {"rows": np.bincount(row_of_face, weights=face_counts, minlength=rows).astype(np.int64)}
 
 
 def simulate(seconds: int, negative_hp: int, wounds: int = 0, *, trials: int = 1_000_000,

@@ -82,14 +82,6 @@ def _dice_arg(name: str, value, minimum: int) -> dice.Dice:
     return parsed
 
 
-def _lut(rules: Rules, max_total: int) -> np.ndarray:
-    """Outcome row of every roll total 0..max_total (rows = death on the roll)."""
-    low, _ = injuries._bounds(rules)
-    totals = np.arange(max_total + 1)
-    idx = np.searchsorted(low, totals, side="right") - 1
-    return np.where(totals >= rules["injuries"]["death_threshold"], low.size, idx).astype(np.int16)
-
-
 def rescue_sampler(n: int, rng: np.random.Generator, *, plan: RescuePlan, rules: Rules,
                    time_grid: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """Monte Carlo kernel. Counts, per wound count, of every outcome (table rows, death on
@@ -117,8 +109,7 @@ def rescue_sampler(n: int, rng: np.random.Generator, *, plan: RescuePlan, rules:
     loss = inj["hp_loss_per_second"]
     for i, w in enumerate(plan.wounds):
         total = face + (w + 1) * (seconds + npv + loss * seconds)
-        lut = _lut(rules, int(total.max()) if total.size else 0)
-        code = np.where(automatic, rows + 1, lut[total])
+        code = np.where(automatic, rows + 1, injuries.outcome_rows(total, rules))
         outcome[i] = np.bincount(code, minlength=rows + 2)
         died = code >= rows
         flat = t_bin * 3
