@@ -105,18 +105,15 @@ def rescue_sampler(n: int, rng: np.random.Generator, *, plan: RescuePlan, rules:
     t_bin = np.minimum(arrival, auto)
     nw = len(plan.wounds)
     outcome = np.zeros((nw, rows + 2), dtype=np.int64)
-    by_time = np.zeros((nw, auto + 1, 3), dtype=np.int64)
+    by_time = np.zeros((nw, auto + 1, 3), dtype=np.int64)  # trials, roll deaths, automatic
+    by_time[:, :, 0] = np.bincount(t_bin, minlength=auto + 1)  # same draws for every wound count
+    by_time[:, :, 2] = np.bincount(t_bin[automatic], minlength=auto + 1)
     loss = inj["hp_loss_per_second"]
     for i, w in enumerate(plan.wounds):
         total = face + (w + 1) * (seconds + npv + loss * seconds)
         code = np.where(automatic, rows + 1, injuries.outcome_rows(total, rules))
         outcome[i] = np.bincount(code, minlength=rows + 2)
-        died = code >= rows
-        flat = t_bin * 3
-        by_time[i] += np.bincount(flat, minlength=(auto + 1) * 3).reshape(auto + 1, 3) \
-            * np.array([1, 0, 0])
-        by_time[i, :, 1] += np.bincount(t_bin[died & ~automatic], minlength=auto + 1)
-        by_time[i, :, 2] += np.bincount(t_bin[automatic], minlength=auto + 1)
+        by_time[i, :, 1] = np.bincount(t_bin[code == rows], minlength=auto + 1)
     return {"outcome": outcome, "by_time": by_time}
 
 
