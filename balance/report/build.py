@@ -14,7 +14,7 @@ from pathlib import Path
 from ..rules import Rules, resolve
 from .bundle import DEFAULT_SEED, DEFAULT_TRIALS, Bundle, compute_bundle
 from .html import render_html
-from .labels import check_lang, text
+from .labels import check_lang, count, sources, text
 from .markdown import render_markdown
 from .sections import render_sections
 from .topics import available_topics
@@ -70,8 +70,8 @@ def report_meta(bundle: Bundle, lang: str, *, title: str | None = None,
     meta: dict[str, object] = {
         "title": title or text("report_title", lang),
         text("fingerprint", lang): bundle.rules.fingerprint,
-        text("sources", lang): " + ".join(bundle.rules.sources),
-        "Monte Carlo": text("mc_settings", lang, trials=f"{s.trials:,}", seed=s.seed,
+        text("sources", lang): sources(bundle.rules.sources, lang),
+        "Monte Carlo": text("mc_settings", lang, trials=count(s.trials, lang), seed=s.seed,
                             workers=s.workers),
         text("generated", lang): datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
     }

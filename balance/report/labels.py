@@ -11,7 +11,7 @@ from importlib import resources
 
 from ..errors import check_choice, did_you_mean
 
-__all__ = ["LANGS", "check_lang", "text", "keys"]
+__all__ = ["LANGS", "check_lang", "text", "keys", "count", "sources"]
 
 #: languages every label has
 LANGS = ("en", "fr")
@@ -42,3 +42,15 @@ def text(key: str, lang: str = "en", **fields: object) -> str:
         raise KeyError(f"no label '{key}'{did_you_mean(key, labels)}") from None
     template = entry.get(lang) or entry["en"]
     return template.format(**fields) if fields else template
+
+
+def count(value: int, lang: str = "en") -> str:
+    """A whole number with the language's thousands separator: ``20,000`` in English,
+    ``20 000`` (narrow no-break space) in French."""
+    shown = f"{int(value):,}"
+    return shown.replace(",", "\u202f") if lang == "fr" else shown
+
+
+def sources(names, lang: str = "en") -> str:
+    """A rules object's ``sources`` joined with ``+``, the bundled rules named in ``lang``."""
+    return " + ".join(text("source_bundled", lang) if n == "bundled" else str(n) for n in names)

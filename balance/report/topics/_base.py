@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...rules import Rules
-from ..labels import text
+from ..labels import count, text
 from ..model import Figure, Section, Table
 
 __all__ = ["Context", "make_section", "fmt_prob", "fmt_interval", "short_value"]
@@ -52,7 +52,7 @@ def make_section(ctx: Context, key: str, *, title: str, text_key: str | None = N
     trials and seed. ``notes`` replaces the default note (exact or Monte Carlo)."""
     provenance = [(ctx.t("fingerprint"), ctx.rules.fingerprint)]
     if simulated:
-        trials = ", ".join(f"{n:,}" for n in sorted({int(s.trials) for s in simulated}))
+        trials = ", ".join(count(n, ctx.lang) for n in sorted({int(s.trials) for s in simulated}))
         seeds = ", ".join(sorted({str(s.seed) for s in simulated}))
         provenance += [(ctx.t("trials"), trials), (ctx.t("seed"), seeds)]
         default = (ctx.t("mc_note", trials=trials, seed=seeds),)

@@ -38,7 +38,7 @@ def render(results: dict, ctx: Context):
     s = SCENARIO
     scenario = ctx.t("campaign_scenario", fights=s["fights"], knockout=s["knockout_chance"],
                      negative_hp=s["negative_hp"], arrival=s["arrival"], cunning=s["cunning"],
-                     hours=s["hours_between"], policy=s["policy"])
+                     hours=s["hours_between"], policy=ctx.t(f"policy_{s['policy']}"))
     return make_section(ctx, KEY, title="sec_campaign", text_key="sec_campaign_text",
                         rules_sections=RULES_SECTIONS, simulated=[sim],
                         figures=(figure_from_axes(f"{KEY}_burden", left, scenario),),

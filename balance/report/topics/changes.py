@@ -7,6 +7,7 @@ import pandas as pd
 
 from ...rules import Rules
 from .. import data
+from ..labels import sources
 from ..model import Table
 from ._base import Context, make_section
 
@@ -28,6 +29,6 @@ def render(results: dict, ctx: Context):
                           ctx.t("col_bundled"): frame["bundled"].map(_show),
                           ctx.t("col_variant"): frame["variant"].map(_show)})
     return make_section(ctx, KEY, title="sec_changes", text_key="sec_changes_text",
-                        text_fields={"sources": " + ".join(ctx.rules.sources)},
+                        text_fields={"sources": sources(ctx.rules.sources, ctx.lang)},
                         tables=(Table(f"{KEY}_table", shown),) if len(shown) else (),
                         notes=() if len(shown) else (ctx.t("no_changes"),))

@@ -32,7 +32,8 @@ def render(results: dict, ctx: Context):
     table = results["table"]
     name = "injury_fr" if ctx.lang == "fr" else "injury"
     shown = table[["low", "high", "modifier", name]].rename(
-        columns={"modifier": ctx.t("col_modifier"), name: ctx.t("injury")})
+        columns={"low": ctx.t("col_roll_low"), "high": ctx.t("col_roll_high"),
+                 "modifier": ctx.t("col_modifier"), name: ctx.t("injury")})
     return make_section(ctx, KEY, title="sec_injuries", text_key="sec_injuries_text",
                         rules_sections=RULES_SECTIONS, figures=tuple(figures),
                         tables=(Table(f"{KEY}_table", shown),))

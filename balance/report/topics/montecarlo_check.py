@@ -23,8 +23,9 @@ def render(results: dict, ctx: Context):
     sim, exact = results["simulated"], results["exact"]
     table = sim.table
     ax = plots.mc_check(table, exact, lang=ctx.lang)
-    ax.set_title(f"{ctx.t('mc_check_title')} (-{STATE['negative_hp']} HP, "
-                 f"{STATE['seconds']} s, {ctx.t('wounds_n', value=STATE['wounds'])})",
+    ax.set_title(ctx.t("mc_check_state", title=ctx.t("mc_check_title"),
+                       negative_hp=STATE["negative_hp"], seconds=STATE["seconds"],
+                       wounds=ctx.t("wounds_n", value=STATE["wounds"])),
                  fontsize=10, loc="left")
     name = "injury_fr" if ctx.lang == "fr" else "injury"
     shown = table.assign(exact=exact["probability"].to_numpy())

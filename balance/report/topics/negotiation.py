@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ... import plots
+from ...names import label
 from ...rules import Rules
 from .. import data
 from ..model import Table, figure_from_axes
@@ -27,8 +28,10 @@ def render(results: dict, ctx: Context):
         best[col] = (100 * best[col]).map("{:.0f} %".format)
     best["expected_change"] = best["expected_change"].map("{:.2f} %".format)
     best["ask"] = best["ask"].map("{:g}".format)
+    outcomes = {k: label(row, ctx.lang)
+                for k, row in ctx.rules["negotiation"]["outcomes"].items()}
     best = best.rename(columns={"psychology": ctx.t("col_psychology"),
-                                "ask": ctx.t("col_best_ask"),
+                                "ask": ctx.t("col_best_ask"), **outcomes,
                                 "expected_change": ctx.t("expected_change")})
     return make_section(ctx, KEY, title="sec_negotiation", text_key="sec_negotiation_text",
                         rules_sections=RULES_SECTIONS,

@@ -27,7 +27,7 @@ def render(results: dict, ctx: Context):
     wall = ctx.rules["injuries"]["automatic_death_seconds"]
     curve = results["curve"]
     ax = plots.rescue_curves(curve, lang=ctx.lang, wall=wall)
-    cap = f"{ctx.t('rescue_title')}: -({CURVE['negative_hp']}) HP"
+    cap = ctx.t("rescue_caption", title=ctx.t("rescue_title"), negative_hp=CURVE["negative_hp"])
     sim = results["scenario"]
     death = sim.extra["death"]
     kinds = {"roll": ctx.t("death_roll"), "automatic": ctx.t("death_automatic"),
@@ -44,4 +44,4 @@ def render(results: dict, ctx: Context):
                         rules_sections=RULES_SECTIONS, simulated=[sim],
                         figures=(figure_from_axes(f"{KEY}_curve", ax, cap),),
                         tables=(Table(f"{KEY}_scenario", shown,
-                                      f"{ctx.t('scenario')}: {scenario}"),))
+                                      ctx.t("scenario", scenario=scenario)),))

@@ -12,6 +12,7 @@ import pandas as pd
 from ... import plots
 from ...rules import Rules, default_rules, load_rules
 from .. import data
+from ..labels import count
 from ..model import Table, figure_from_axes
 from ._base import Context, make_section
 
@@ -119,13 +120,14 @@ def render(results: dict, ctx: Context):
             for s in (a["base_seed"], a["variant_seed"])]
     left_out = ctx.t("variants_left_out", count=results["left_out"]) if results["left_out"] \
         else ""
+    trials = ", ".join(count(n, ctx.lang) for n in sorted({r.trials for r in runs}, reverse=True))
     section = make_section(base_ctx, KEY, title="sec_variants", text_key="sec_variants_text",
                            text_fields={"alpha": a.get("alpha", ALPHA), "left_out": left_out},
                            rules_sections=results["sections"], simulated=runs,
                            figures=(figure,), tables=tuple(tables),
-                           notes=(ctx.t("variants_note", trials=", ".join(
-                               f"{n:,}" for n in sorted({r.trials for r in runs}, reverse=True)),
-                               base_seed=a["base_seed"], variant_seed=a["variant_seed"]),))
+                           notes=(ctx.t("variants_note", trials=trials,
+                                        base_seed=a["base_seed"],
+                                        variant_seed=a["variant_seed"]),))
     fingerprints = ", ".join(f"{n} {f}" for n, f in results["fingerprints"].items())
     return dataclasses.replace(section, provenance=section.provenance + (
         (ctx.t("variant_fingerprints"), fingerprints),))
