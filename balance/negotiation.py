@@ -46,18 +46,26 @@ def _outcome_codes(points: np.ndarray, ask: Fraction, rules: Rules) -> np.ndarra
     return np.where(success & full_ok, 2, np.where(success & partial_ok, 1, 0))
 
 
-def price_change(success_points, ask):
-    """Price change in % for given points of the Psychology Test (negative = failed Test).
+def _change(code: np.ndarray, points: np.ndarray, ask: Fraction) -> np.ndarray:
+    """Price change in % of each outcome code: 0, the S.P. (partial) or the ask (full)."""
+    return np.where(code == 2, float(ask), np.where(code == 1, points, 0))
+
+
+def price_change(success_points, ask, *, rules: Rules | None = None):
+    """Price change in % for given points of the Psychology Test (negative = failed Test, §1.5).
 
     Vectorised over ``success_points``; returns S.P. for a partial success, ``ask`` for a full one.
+
+    >>> price_change([2, 3, 4, 7, 8], ask=15)       # thresholds 3.75 and 7.5, compared exactly
+    array([ 0.,  0.,  4.,  7., 15.])
     """
-    rules = resolve(None)
+    rules = resolve(rules)
     a = _ask(ask)
     pts = np.asarray(success_points)
     if pts.dtype.kind not in "iu":
         raise ValueError(f"success_points must be integers, got {success_points!r}")
     code = _outcome_codes(pts.astype(np.int64), a, rules)
-    change = np.where(code == 2, float(a), np.where(code == 1, pts, 0))
+    change = _change(code, pts, a)
     if change.ndim == 0:
         value = change.item()
         return int(value) if float(value).is_integer() else value
@@ -79,7 +87,7 @@ def ask_outcomes(psychology: int, ask, modifier: int = 0, *,
     points = c - np.arange(1, die + 1)
     code = _outcome_codes(points, a, rules)
     probs = np.bincount(code, minlength=3) / die
-    change = np.where(code == 2, float(a), np.where(code == 1, points, 0)).sum() / die
+    change = _change(code, points, a).sum() / die
     return pd.Series({"unchanged": probs[0], "partial": probs[1], "full": probs[2],
                       "expected_change": change}, name=f"ask {float(a):g} %")
 
@@ -136,8 +144,9 @@ def negotiation_sampler(n: int, rng: np.random.Generator, *, psychology: int, as
     faces = rng.integers(1, die + 1, size=n, dtype=np.int16)
     face_counts = np.bincount(faces, minlength=die + 1)[1:]
     points = psychology + modifier - np.arange(1, die + 1)
-    code = _outcome_codes(points, Fraction(ask), rules)
-    change = np.where(code == 2, float(Fraction(ask)), np.where(code == 1, points, 0))
+    ask = Fraction(ask)
+    code = _outcome_codes(points, ask, rules)
+    change = _change(code, points, ask)
     return {"outcomes": np.bincount(code, weights=face_counts, minlength=3).astype(np.int64),
             "change_sum": np.array([float(change @ face_counts)]),
             "change_sq_sum": np.array([float((change ** 2) @ face_counts)])}
@@ -150,10 +159,11 @@ def simulate(psychology: int, ask, modifier: int = 0, *, trials: int = 1_000_000
     from . import montecarlo
 
     rules = resolve(rules)
-    exact = ask_outcomes(psychology, ask, modifier, rules=rules)  # validates arguments
-    del exact
-    sampler = partial(negotiation_sampler, psychology=int(psychology), ask=Fraction(ask),
-                      modifier=int(modifier), rules=rules)
+    sampler = partial(negotiation_sampler,
+                      psychology=check_integer("psychology", psychology, min=-_LIMIT, max=_LIMIT),
+                      ask=_ask(ask),
+                      modifier=check_integer("modifier", modifier, min=-_LIMIT, max=_LIMIT),
+                      rules=rules)
     res = montecarlo.run(sampler, trials, seed=seed, rules=rules, label="negotiation",
                          **run_options)
     table = montecarlo.proportion_table(
