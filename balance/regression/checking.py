@@ -13,7 +13,7 @@ from ..rules import Rules
 from .diff import compare_snapshots, independent_seed
 from .snapshot import Snapshot, read, take
 
-__all__ = ["check", "format_table"]
+__all__ = ["check", "format_table", "value_text", "change_text", "p_text"]
 
 
 def check(baseline: Snapshot | str, rules: Rules | str | None = None, *,
@@ -38,7 +38,8 @@ def check(baseline: Snapshot | str, rules: Rules | str | None = None, *,
     return compare_snapshots(base, current, alpha=alpha, tolerances=tolerances)
 
 
-def _num(value: float, unit: str) -> str:
+def value_text(value: float, unit: str) -> str:
+    """A metric's value for a table: probabilities to 4 decimals, others to 4 digits."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "-"
     if unit == "probability":
@@ -46,10 +47,16 @@ def _num(value: float, unit: str) -> str:
     return f"{value:.4g}"
 
 
-def _change(value: float, unit: str) -> str:
+def change_text(value: float, unit: str) -> str:
+    """A metric's change: probabilities in percentage points, others in their unit."""
     if unit == "probability":
         return f"{100 * value:+.2f} pp"
     return f"{value:+.3g} {unit}"
+
+
+def p_text(p: float, digits: int = 3) -> str:
+    """A p-value; one that underflows double precision is shown as a bound, not as 0."""
+    return f"{p:.{digits}g}" if p > 0 else "< 1e-300"
 
 
 def format_table(frame: pd.DataFrame, *, only_moved: bool = True, width: int = 50) -> str:
@@ -73,10 +80,11 @@ def format_table(frame: pd.DataFrame, *, only_moved: bool = True, width: int = 5
         name = r.metric + (f" [{r.category}]" if r.category else "")
         if len(name) > width:
             name = name[:width - 1] + "…"
-        test = "exact" if r.exact else f"p={r.p_adjusted:.2g}"
+        test = "exact" if r.exact else f"p={p_text(r.p_adjusted, 2)}"
         status = "MOVED" if r.moved else ("within tol." if r.significant else "")
-        lines.append(f"{name:<{width}} {_num(r.base, r.unit):>9} {_num(r.variant, r.unit):>9} "
-                     f"{_change(r.change, r.unit):>13}  {test:<12} {status}")
+        lines.append(f"{name:<{width}} {value_text(r.base, r.unit):>9} "
+                     f"{value_text(r.variant, r.unit):>9} {change_text(r.change, r.unit):>13}  "
+                     f"{test:<12} {status}")
     moved = int(frame["moved"].sum())
     lines.append(f"{moved} of {len(frame)} metrics moved beyond their tolerance")
     return "\n".join(lines)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .checking import _change, _num
+from .checking import change_text, p_text, value_text
 from .snapshot import Snapshot, atomic_write
 
 __all__ = ["plot_death_curves", "diff_sections", "bundled_comparisons", "bundled_sections",
@@ -60,9 +60,9 @@ def _shown(frame: pd.DataFrame) -> pd.DataFrame:
     for r in frame.itertuples(index=False):
         rows.append({
             "metric": r.metric + (f" [{r.category}]" if r.category else ""),
-            "kind": r.kind, "base": _num(r.base, r.unit), "variant": _num(r.variant, r.unit),
-            "change": _change(r.change, r.unit),
-            "p (Holm)": "exact" if r.exact else f"{r.p_adjusted:.3g}",
+            "kind": r.kind, "base": value_text(r.base, r.unit),
+            "variant": value_text(r.variant, r.unit), "change": change_text(r.change, r.unit),
+            "p (Holm)": "exact" if r.exact else p_text(r.p_adjusted),
             "tolerance": f"{r.tolerance:g}",
             "status": "moved" if r.moved else ("within tolerance" if r.significant else ""),
             "description": r.description})

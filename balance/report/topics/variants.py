@@ -6,7 +6,6 @@ import dataclasses
 import fnmatch
 from types import SimpleNamespace
 
-import numpy as np
 import pandas as pd
 
 from ... import plots
@@ -61,23 +60,17 @@ def _left_out() -> list:
     return [m for m in catalogue() if any(fnmatch.fnmatchcase(m.name, p) for p in LEFT_OUT)]
 
 
-def _value(value: float, unit: str) -> str:
-    if value is None or (isinstance(value, float) and np.isnan(value)):
-        return "-"
-    return f"{value:.4f}" if unit == "probability" else f"{value:.4g}"
-
-
-def _change(value: float, unit: str) -> str:
-    return f"{100 * value:+.2f} pp" if unit == "probability" else f"{value:+.3g} {unit}"
-
-
 def _p(p: float) -> str:
-    """A p-value; one that underflows double precision is shown as a bound, not as 0."""
-    return f"{p:.3g}" if p > 0 else "< 1e-300"
+    """A p-value as :mod:`balance.regression` shows it (never as 0)."""
+    from ...regression.checking import p_text
+
+    return p_text(p)
 
 
 def _shown(frame: pd.DataFrame, name: str, ctx: Context) -> pd.DataFrame:
     """Every Monte Carlo metric and every exact metric that changed, as display strings."""
+    from ...regression.checking import change_text, value_text
+
     rows = frame[~frame["exact"] | frame["significant"]]
     yes, no = ctx.t("yes"), ctx.t("no")
     return pd.DataFrame({
@@ -85,9 +78,10 @@ def _shown(frame: pd.DataFrame, name: str, ctx: Context) -> pd.DataFrame:
                               for m, c in zip(rows["metric"], rows["category"])],
         ctx.t("col_kind"): rows["exact"].map({True: ctx.t("kind_exact"),
                                               False: ctx.t("kind_mc")}),
-        ctx.t("col_base"): [_value(v, u) for v, u in zip(rows["base"], rows["unit"])],
-        ctx.t("col_variant_side"): [_value(v, u) for v, u in zip(rows["variant"], rows["unit"])],
-        ctx.t("col_change"): [_change(v, u) for v, u in zip(rows["change"], rows["unit"])],
+        ctx.t("col_base"): [value_text(v, u) for v, u in zip(rows["base"], rows["unit"])],
+        ctx.t("col_variant_side"): [value_text(v, u)
+                                    for v, u in zip(rows["variant"], rows["unit"])],
+        ctx.t("col_change"): [change_text(v, u) for v, u in zip(rows["change"], rows["unit"])],
         ctx.t("col_test"): [ctx.t("exact") if e else _p(p)
                             for e, p in zip(rows["exact"], rows["p_adjusted"])],
         ctx.t("col_significant"): rows["significant"].map({True: yes, False: no}),
