@@ -16,7 +16,7 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from .errors import check_integer_array
+from .errors import check_integer, check_integer_array
 from .names import find_row
 from .results import Simulation
 from .rules import Rules, resolve
@@ -228,12 +228,13 @@ def dying_outcome(seconds: int, negative_hp: int, wounds: int = 0, *, roll: int 
     if np.ndim(k):
         raise ValueError("dying_outcome takes single values; use injury_probabilities for arrays")
     if heal is not None:
-        heal = int(check_integer_array("heal", heal, min=1, max=_MAX))
+        heal = check_integer("heal", heal, min=1, max=_MAX)
+    if roll is not None:
+        roll = check_integer("roll", roll, min=1, max=inj["die"])
     if seconds >= inj["automatic_death_seconds"]:
         return {"outcome": "automatic death", "total": None, "injury": None, "hp": None}
     if roll is None:
         return {"outcome": "pending", "total": None, "injury": None, "hp": None, "modifier": k}
-    roll = int(check_integer_array("roll", roll, min=1, max=inj["die"]))
     total = roll + k
     if total >= inj["death_threshold"]:
         return {"outcome": "death", "total": total, "injury": None, "hp": None}

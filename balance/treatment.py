@@ -168,6 +168,7 @@ def cure_time_distribution(cunning: int, injury: str, level: str = "light", *, m
     needing more attempts; when ``p == 0`` every probability is 0 (never cured).
     """
     c = check_integer("cunning", cunning, min=-_CHAR_LIMIT, max=_CHAR_LIMIT)
+    modifier = check_integer("modifier", modifier, min=-_CHAR_LIMIT, max=_CHAR_LIMIT)
     if attempts is not None:
         attempts = check_integer("attempts", attempts, min=1, max=100_000)
     tail = check_number("tail", tail, min=0, max=1, strict_min=True)
@@ -237,6 +238,7 @@ def sample_cure_minutes(cunning: int, injury: str, level: str = "light", size: i
                         rules: Rules | None = None) -> np.ndarray:
     """Random times to cure, in minutes (``inf`` when the chance is 0). Geometric draws (§1.3)."""
     c = check_integer("cunning", cunning, min=-_CHAR_LIMIT, max=_CHAR_LIMIT)
+    modifier = check_integer("modifier", modifier, min=-_CHAR_LIMIT, max=_CHAR_LIMIT)
     size = check_integer("size", size, min=0, max=10**9)
     gen = as_generator(rng, "rng")
     p, row, _ = _args(c, injury, level, modifier, rules)
