@@ -12,7 +12,8 @@ from pathlib import Path
 import pandas as pd
 
 from .checking import change_text, p_text, value_text
-from .snapshot import Snapshot, atomic_write
+from .._atomic import write_file
+from .snapshot import Snapshot
 
 __all__ = ["plot_death_curves", "diff_sections", "bundled_comparisons", "bundled_sections",
            "render", "write_html", "METHOD_NOTES"]
@@ -150,5 +151,5 @@ def write_html(frame: pd.DataFrame, out: str | os.PathLike, *, base: Snapshot,
     out = Path(out)
     if not out.parent.exists():
         raise ValueError(f"{out}: directory {out.parent} does not exist")
-    atomic_write(out, render(frame, base, variant, extra_sections))
+    write_file(out, render(frame, base, variant, extra_sections))
     return out

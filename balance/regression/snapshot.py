@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 
+from .._atomic import write_file
 from ..errors import check_integer
 from ..rules import Rules, resolve
 from .registry import catalogue, catalogue_id, measure
@@ -112,39 +112,10 @@ def write(snapshot: Snapshot, path: str | os.PathLike, *, force: bool = False) -
         raise SnapshotError(f"{path}: already exists; use --force (force=True) to overwrite it")
     text = json.dumps(snapshot.to_json(), indent=1, ensure_ascii=False, allow_nan=False)
     try:
-        atomic_write(path, text + "\n", replace=force)
+        write_file(path, text + "\n", replace=force)
     except FileExistsError:
         raise SnapshotError(f"{path}: already exists; use --force to overwrite it") from None
     return path
-
-
-def atomic_write(path: Path, text: str, *, replace: bool = True) -> None:
-    """Write ``text`` to a temporary file next to ``path``, then move it into place: readers
-    see the old file or the new one, never half of one. With ``replace=False`` an existing
-    ``path`` is never clobbered (``FileExistsError``)."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.fchmod(fd, 0o666 & ~umask)  # mkstemp makes 0600; give the usual permissions
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if replace:
-            os.replace(tmp, path)
-        else:
-            try:
-                os.link(tmp, path)  # fails if the file appeared meanwhile
-            except FileExistsError:
-                raise
-            except OSError:  # file systems without hard links
-                if path.exists():
-                    raise FileExistsError(path) from None
-                os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
 
 
 def read(path: str | os.PathLike) -> Snapshot:

@@ -3,14 +3,12 @@ figures into one folder, atomically (built in a temporary folder beside the targ
 renamed; a failed run leaves the previous report, or nothing, in place)."""
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 import time
 from collections.abc import Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 
+from .._atomic import write_folder
 from ..rules import Rules, resolve
 from .bundle import DEFAULT_SEED, DEFAULT_TRIALS, Bundle, compute_bundle
 from .html import render_html
@@ -28,39 +26,10 @@ def report_name(rules_file: str | Path | None) -> str:
 
 
 def write_report(out: str | Path, files: Mapping[str, bytes | str]) -> Path:
-    """Write ``files`` (relative path -> content) as the folder ``out``, atomically.
-
-    Everything is written into a temporary folder next to ``out`` and renamed into place; an
-    existing report is replaced only once the new one is complete. On any error the temporary
-    folder is removed and the previous ``out`` (if any) is left as it was.
-    """
-    out = Path(out).resolve()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
-    old = None
-    try:
-        for rel, content in files.items():
-            path = tmp / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            if isinstance(content, str):
-                path.write_text(content, encoding="utf-8")
-            else:
-                path.write_bytes(content)
-        os.chmod(tmp, 0o755)
-        if out.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
-            os.rename(out, old / "report")
-        os.rename(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        if old is not None and (old / "report").exists() and not out.exists():
-            os.rename(old / "report", out)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-        raise
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
-    return out
+    """Write the report's ``files`` (relative path -> content) as the folder ``out``,
+    atomically: a failed run leaves the previous report, or nothing, in place
+    (:func:`balance._atomic.write_folder`)."""
+    return write_folder(out, files)
 
 
 def report_meta(bundle: Bundle, lang: str, *, title: str | None = None,
