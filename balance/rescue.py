@@ -28,8 +28,6 @@ from .rules import Rules, resolve
 
 __all__ = ["RescuePlan", "plan", "rescue_sampler", "simulate", "curve", "exact_outcomes"]
 
-OUTCOMES_EXTRA = ("death on the roll", "automatic death")
-
 
 @dataclass(frozen=True)
 class RescuePlan:
@@ -139,8 +137,9 @@ def exact_outcomes(p: RescuePlan, *, rules: Rules | None = None) -> np.ndarray:
 
 def _labels(rules: Rules) -> pd.DataFrame:
     table = injuries.injury_table(rules=rules)[["injury", "injury_fr", "modifier"]]
-    extra = pd.DataFrame({"injury": ["Death (roll)", "Automatic death"],
-                          "injury_fr": ["Mort (jet)", "Mort automatique"],
+    death, auto = rules["injuries"]["death"], rules["injuries"]["automatic_death"]
+    extra = pd.DataFrame({"injury": [f"{death['en']} (roll)", auto["en"]],
+                          "injury_fr": [f"{death['fr']} (jet)", auto["fr"]],
                           "modifier": [pd.NA, pd.NA]})
     frame = pd.concat([table, extra], ignore_index=True)
     frame["modifier"] = frame["modifier"].astype("Int64")
