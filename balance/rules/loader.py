@@ -246,8 +246,7 @@ def load_rules(*files: str | Path) -> Rules:
     rules = default_rules()
     for file in files:
         path = _locate(file)
-        text = path.read_text(encoding="utf-8") if isinstance(path, Path) else path.read_text(
-            encoding="utf-8")
+        text = path.read_text(encoding="utf-8")  # a Path or a package resource
         rules = _apply(rules, _read_toml(text, str(file)), str(file))
     return rules
 
