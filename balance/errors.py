@@ -16,6 +16,7 @@ __all__ = [
     "check_integer",
     "check_number",
     "check_integer_array",
+    "check_number_array",
     "check_choice",
     "did_you_mean",
 ]
@@ -104,6 +105,26 @@ def check_integer_array(name: str, value: object, *, min: int | None = None,
             raise _invalid(name, "integers", min, max, lo)
         if max is not None and hi > max:
             raise _invalid(name, "integers", min, max, hi)
+    return arr
+
+
+def check_number_array(name: str, value: object, *, min: float | None = None,
+                       max: float | None = None) -> np.ndarray:
+    """Return ``value`` as a float ndarray of real numbers (no NaN; scalars become 0-d arrays).
+
+    >>> check_number_array("minutes", [0, 1.5]).tolist()
+    [0.0, 1.5]
+    """
+    arr = np.asarray(value)
+    if arr.dtype == bool or arr.dtype.kind not in "iuf" or np.any(np.isnan(arr)):
+        raise _invalid(name, "numbers", min, max, value, repr_=True)
+    arr = arr.astype(np.float64)
+    if arr.size:
+        lo, hi = arr.min(), arr.max()
+        if min is not None and lo < min:
+            raise _invalid(name, "numbers", min, max, lo)
+        if max is not None and hi > max:
+            raise _invalid(name, "numbers", min, max, hi)
     return arr
 
 

@@ -32,7 +32,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from .errors import check_choice, check_integer, check_integer_array, did_you_mean
+from .errors import (check_choice, check_integer, check_integer_array, check_number_array,
+                     did_you_mean)
 from .names import find_row
 from .rules import Rules, resolve
 
@@ -62,11 +63,7 @@ def _components(thirst: object, hunger: object, sleep_hours: ArrayLike, comfort:
     rest = rules["rest"]
     thirst_pts = rest["thirst"][check_choice("thirst", thirst, list(rest["thirst"]))]
     hunger_pts = rest["hunger"][check_choice("hunger", hunger, list(rest["hunger"]))]
-    sleep = np.asarray(sleep_hours)
-    if sleep.dtype == bool or sleep.dtype.kind not in "iuf" or np.any(np.isnan(sleep)) \
-            or np.any(sleep < 0) or np.any(sleep > _MAX_HOURS):
-        raise ValueError(f"sleep_hours must be numbers between 0 and {_MAX_HOURS}, "
-                         f"got {sleep_hours!r}")
+    sleep = check_number_array("sleep_hours", sleep_hours, min=0, max=_MAX_HOURS)
     cmax = rest["comfort_max"]
     comfort_ = check_integer_array("comfort", comfort, min=0, max=cmax)
     mods = check_integer_array("modifiers", modifiers, min=-10_000, max=10_000)
@@ -174,7 +171,8 @@ def _segment(item: object, index: int, rules: Rules) -> Segment:
             raise ValueError(f"{where}: unknown score component {bad!r}"
                              f"{did_you_mean(bad, _SCORE_ARGS)}; accepted: score or "
                              f"{', '.join(_SCORE_ARGS)}")
-        if np.any(np.asarray(score.get("sleep_hours", 0)) > hours):
+        sleep = check_number_array(f"{where} sleep_hours", score.get("sleep_hours", 0), min=0)
+        if np.any(sleep > hours):
             raise ValueError(f"{where} sleep_hours must be at most the segment's {hours} hours")
         score = rest_score(**score, rules=rules)
     score = check_integer(f"{where} score", score, min=-10_000, max=10_000)

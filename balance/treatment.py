@@ -27,7 +27,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from . import d20
-from .errors import check_integer, check_integer_array, check_number
+from .errors import check_integer, check_integer_array, check_number, check_number_array
 from .names import find_row
 from .rng import RNGLike, as_generator
 from .rules import Rules, resolve
@@ -149,9 +149,7 @@ def cured_within(cunning: ArrayLike, injury: str, level: str, minutes: ArrayLike
     0.725375
     """
     p, row, _ = _args(cunning, injury, level, modifier, rules)
-    t = np.asarray(minutes)
-    if t.dtype == bool or t.dtype.kind not in "iuf" or np.any(np.isnan(t)) or np.any(t < 0):
-        raise ValueError(f"minutes must be numbers >= 0, got {minutes!r}")
+    t = check_number_array("minutes", minutes, min=0)
     done = np.floor((t - row["minutes"]) / row["retry_minutes"]) + 1
     k = np.where(t >= row["minutes"], done, 0.0)
     return _out(1.0 - (1.0 - p) ** k)
