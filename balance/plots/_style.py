@@ -5,10 +5,11 @@ from collections.abc import Sequence
 
 import matplotlib
 
-from ..report.labels import check_lang, text
+from ..names import label
+from ..report.labels import check_lang, name_column, text
 
 __all__ = ["PALETTE", "DEATH_COLOUR", "axes", "finish", "text", "check_lang",
-           "band_colour", "pick_column"]
+           "band_colour", "pick_column", "as_table", "label", "name_column"]
 
 #: one colour per curve family (colour-blind friendly, Okabe-Ito order)
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442",
@@ -55,6 +56,16 @@ def band_colour(index: int, count: int) -> str:
         return DEATH_COLOUR
     cmap = matplotlib.colormaps["YlOrRd"]
     return matplotlib.colors.to_hex(cmap(0.3 + 0.65 * index / max(1, count - 2)))
+
+
+def as_table(result, name: str | None = None):
+    """The tidy table of a result: a DataFrame as it is, else a Simulation's ``.table`` (or
+    ``.extra[name]``)."""
+    import pandas as pd
+
+    if isinstance(result, pd.DataFrame):
+        return result
+    return result.table if name is None else result.extra[name]
 
 
 def pick_column(frame, candidates: Sequence[str], what: str) -> str:

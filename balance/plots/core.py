@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 
 from ..rules import Rules, resolve
-from ._style import (LINESTYLES, PALETTE, axes, band_colour, check_lang, finish, pick_column,
-                     text)
+from ._style import (LINESTYLES, PALETTE, axes, band_colour, check_lang, finish, name_column,
+                     pick_column, text)
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -100,7 +100,7 @@ def injury_bands(surface: pd.DataFrame, *, negative_hp: int | None = None,
     lang = check_lang(lang)
     frame, hp, n = _one_state(surface, negative_hp, wounds)
     death = frame[frame["modifier"].isna()]
-    death_name = death["injury_fr" if lang == "fr" else "injury"].iloc[0]
+    death_name = death[name_column(death, "injury", lang)].iloc[0]
     band = frame["modifier"].map(lambda m: np.inf if pd.isna(m) else m)
     wide = frame.assign(band=band).pivot_table(index="seconds", columns="band",
                                                values="probability", aggfunc="sum")
@@ -125,7 +125,7 @@ def injury_heatmap(surface: pd.DataFrame, *, negative_hp: int | None = None,
     across, colour = probability (RULES.md 1.2). Injury names in ``lang`` from the rules."""
     lang = check_lang(lang)
     frame, hp, n = _one_state(surface, negative_hp, wounds)
-    name = "injury_fr" if lang == "fr" else "injury"
+    name = name_column(frame, "injury", lang)
     order = list(dict.fromkeys(frame[name]))
     wide = frame.pivot_table(index=name, columns="seconds", values="probability",
                              aggfunc="sum").reindex(order)
@@ -267,8 +267,8 @@ def mc_check(simulated: pd.DataFrame, exact: pd.DataFrame, *, ax: Axes | None = 
     ``exact``: the exact table with the same rows (probability).
     """
     lang = check_lang(lang)
-    name = "injury_fr" if lang == "fr" and "injury_fr" in simulated else pick_column(
-        simulated, ["injury", "outcome", "points"], "mc_check")
+    name = pick_column(simulated, [name_column(simulated, "injury", lang), "outcome", "points"],
+                       "mc_check")
     est = pick_column(simulated, ["probability", "estimate"], "mc_check")
     x = np.arange(len(simulated))
     ax = axes(ax, figsize=(7.0, 4.6))

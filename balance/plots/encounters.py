@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from ..rules import Rules, resolve
-from ._style import PALETTE, axes, check_lang, finish, text
+from ._style import PALETTE, as_table, axes, check_lang, finish, label, text
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -31,7 +30,7 @@ def _challenge_bands(ax, lo: float, hi: float, lang: str, rules: Rules) -> None:
             continue
         ax.axvspan(start, stop, color=shades[i % 2], zorder=0, linewidth=0, gid="challenge")
         centres.append((start + stop) / 2)
-        names.append(row.get(lang) or row["en"])
+        names.append(label(row, lang))
     top = ax.secondary_xaxis("top")
     top.set_xticks(centres, names, fontsize=7)
     top.tick_params(length=0)
@@ -47,8 +46,7 @@ def calibration_rates(table, *, metric: str = "party_win_rate", ax: Axes | None 
     lang = check_lang(lang)
     if metric not in _METRICS:
         raise ValueError(f"metric must be one of {', '.join(_METRICS)}, got {metric!r}")
-    frame = table.table if hasattr(table, "table") and not isinstance(table, pd.DataFrame) \
-        else table
+    frame = as_table(table)
     if level is not None:
         frame = frame[frame["level"] == level]
         if frame.empty:

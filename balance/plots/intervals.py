@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import pandas as pd
-
-from ._style import PALETTE, axes, check_lang, finish, pick_column, text
+from ._style import PALETTE, as_table, axes, check_lang, finish, pick_column, text
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -29,8 +27,7 @@ def interval_curves(table, x: str, *, y: str | None = None, group: str | None = 
         A ``labels.toml`` key formatted with ``value=`` for the legend (else ``group=value``).
     """
     lang = check_lang(lang)
-    frame = table.table if hasattr(table, "table") and not isinstance(table, pd.DataFrame) \
-        else table
+    frame = as_table(table)
     y = y or pick_column(frame, ["probability", "estimate"], "interval_curves")
     for col in (x, "ci_low", "ci_high"):
         pick_column(frame, [col], "interval_curves")

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ..rules import Rules, resolve
-from ._style import PALETTE, axes, check_lang, finish, text
+from ._style import PALETTE, axes, check_lang, finish, label, text
 from .intervals import interval_curves
 
 if TYPE_CHECKING:
@@ -21,7 +21,7 @@ __all__ = ["tier_curves", "grade_curves", "opposed_heatmap", "duel_gap",
 def _names(rules: Rules | None, table: str, lang: str) -> dict[str, str]:
     rows = resolve(rules)["percentile"][table]
     rows = rows["table"] if hasattr(rows, "keys") and "table" in rows else rows
-    return {r.get("key", r["en"]): r.get(lang) or r["en"] for r in rows}
+    return {r.get("key", r["en"]): label(r, lang) for r in rows}
 
 
 def grade_curves(tier_table: pd.DataFrame, *, ax: Axes | None = None, lang: str = "en",
@@ -44,7 +44,7 @@ def grade_curves(tier_table: pd.DataFrame, *, ax: Axes | None = None, lang: str 
 def _grade_names(rules, lang) -> dict[str, str]:
     rows = resolve(rules)["percentile"]["grades"]
     rows = rows["table"] if hasattr(rows, "keys") else rows
-    return {r["en"]: r.get(lang) or r["en"] for r in rows}
+    return {r["en"]: label(r, lang) for r in rows}
 
 
 def tier_curves(tier_table: pd.DataFrame, *, grade: str = "Standard", ax: Axes | None = None,

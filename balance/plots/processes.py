@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..rules import Rules, resolve
-from ._style import PALETTE, axes, band_colour, check_lang, finish, text
+from ._style import PALETTE, as_table, axes, band_colour, check_lang, finish, text
 from .intervals import interval_curves
 
 if TYPE_CHECKING:
@@ -28,8 +28,7 @@ def rescue_curves(curve: pd.DataFrame, *, ax: Axes | None = None, lang: str = "e
     exact), or a ``balance.rescue.simulate(...)`` result (its ``.extra["by_time"]``).
     """
     lang = check_lang(lang)
-    if not isinstance(curve, pd.DataFrame):
-        curve = curve.extra["by_time"]
+    curve = as_table(curve, "by_time")
     ax = interval_curves(curve, "arrival", group="wounds", group_label="wounds_n", ax=ax,
                          lang=lang, linestyle=linestyle, label=label)
     if exact and "exact" in curve:
@@ -44,18 +43,12 @@ def rescue_curves(curve: pd.DataFrame, *, ax: Axes | None = None, lang: str = "e
                   ylabel=text("death_probability", lang), legend_outside=True)
 
 
-def _table(result, name: str | None = None) -> pd.DataFrame:
-    if isinstance(result, pd.DataFrame):
-        return result
-    return result.table if name is None else result.extra[name]
-
-
 def campaign_deaths(result, *, ax: Axes | None = None, lang: str = "en", label: str = "",
                     linestyle: str = "-"):
     """Cumulative death probability over fights 1..N with its 95 % band
     (``balance.campaign.simulate(...)`` or its ``.table``)."""
     lang = check_lang(lang)
-    ax = interval_curves(_table(result), "fight", ax=ax, lang=lang, label=label or None,
+    ax = interval_curves(as_table(result), "fight", ax=ax, lang=lang, label=label or None,
                          linestyle=linestyle)
     lines = ax.get_lines()
     lines[-1].set_marker("o")
@@ -70,7 +63,7 @@ def wound_burden(result, *, ax: Axes | None = None, lang: str = "en"):
     one curve each with its 95 % band (``balance.campaign.simulate(...)`` or its
     ``.extra["wounds"]``)."""
     lang = check_lang(lang)
-    frame = _table(result, "wounds")
+    frame = as_table(result, "wounds")
     seen = frame.groupby("wounds", sort=False)["probability"].max()
     keys = sorted((k for k in seen.index if k != "dead" and seen[k] > 0), key=int)
     keys += ["dead"] if "dead" in seen.index else []
@@ -92,7 +85,7 @@ def knockout_risk(result, *, ax: Axes | None = None, lang: str = "en"):
     """P(death | knocked out carrying n unhealed injuries) with 95 % intervals
     (``balance.campaign.simulate(...)`` or its ``.extra["knockout_risk"]``)."""
     lang = check_lang(lang)
-    frame = _table(result, "knockout_risk")
+    frame = as_table(result, "knockout_risk")
     ax = axes(ax)
     x = frame["wounds_carried"].to_numpy()
     y = frame["probability"].to_numpy()

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..rules import Rules, resolve
-from ._style import PALETTE, axes, check_lang, finish, pick_column, text
+from ._style import PALETTE, axes, check_lang, finish, name_column, pick_column, text
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -46,7 +46,7 @@ def rest_regeneration(table: pd.DataFrame, *, ax: Axes | None = None, lang: str 
     rest = resolve(rules)["rest"]
     cap = rest["max_hours_per_day"] if cap is None else cap
     window = rest["window_hours"] if window is None else window
-    name = "quality_fr" if lang == "fr" and "quality_fr" in table else "quality"
+    name = name_column(table, "quality", lang)
     ax = axes(ax)
     for i, (_, curve) in enumerate(table.groupby("score", sort=True)):
         curve = curve.sort_values("hours")

@@ -11,7 +11,7 @@ from importlib import resources
 
 from ..errors import check_choice, did_you_mean
 
-__all__ = ["LANGS", "check_lang", "text", "keys", "count", "sources"]
+__all__ = ["LANGS", "check_lang", "text", "keys", "count", "sources", "name_column"]
 
 #: languages every label has
 LANGS = ("en", "fr")
@@ -54,3 +54,10 @@ def count(value: int, lang: str = "en") -> str:
 def sources(names, lang: str = "en") -> str:
     """A rules object's ``sources`` joined with ``+``, the bundled rules named in ``lang``."""
     return " + ".join(text("source_bundled", lang) if n == "bundled" else str(n) for n in names)
+
+
+def name_column(frame, base: str, lang: str = "en") -> str:
+    """The column of ``frame`` naming rule things in ``lang``: ``injury_fr`` for
+    ``("injury", "fr")`` when the frame has it, else ``base`` (the English names)."""
+    column = f"{base}_{lang}"
+    return column if lang != "en" and column in frame else base

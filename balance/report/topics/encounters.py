@@ -8,6 +8,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ... import fights, plots
+from ...names import label
 from ...rules import Rules
 from ..model import Table, figure_from_axes
 from ._base import Context, fmt_interval, fmt_prob, make_section
@@ -64,7 +65,7 @@ def _translated(table: pd.DataFrame, ctx: Context) -> pd.DataFrame:
     """Creature names of the family and encounter columns in the report's language."""
     if ctx.lang == "en":
         return table
-    names = {row["en"]: row.get(ctx.lang) or row["en"]
+    names = {row["en"]: label(row, ctx.lang)
              for row in ctx.rules["bestiary"]["creatures"]}
     pattern = re.compile("|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)))
 

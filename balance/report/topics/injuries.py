@@ -6,6 +6,7 @@ from ... import plots
 from ...injuries import injury_table
 from ...rules import Rules
 from .. import data
+from ..labels import name_column
 from ..model import Table, figure_from_axes
 from ._base import Context, make_section
 
@@ -30,7 +31,7 @@ def render(results: dict, ctx: Context):
     ax = plots.injury_heatmap(surface, negative_hp=NEGATIVE_HP, wounds=WOUNDS[0], lang=ctx.lang)
     figures.append(figure_from_axes(f"{KEY}_heatmap", ax, ax.get_title("left")))
     table = results["table"]
-    name = "injury_fr" if ctx.lang == "fr" else "injury"
+    name = name_column(table, "injury", ctx.lang)
     shown = table[["low", "high", "modifier", name]].rename(
         columns={"low": ctx.t("col_roll_low"), "high": ctx.t("col_roll_high"),
                  "modifier": ctx.t("col_modifier"), name: ctx.t("injury")})

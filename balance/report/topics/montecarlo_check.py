@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ... import injuries, plots
 from ...rules import Rules
+from ..labels import name_column
 from ..model import Table, figure_from_axes
 from ._base import Context, fmt_interval, fmt_prob, make_section
 
@@ -27,7 +28,7 @@ def render(results: dict, ctx: Context):
                        negative_hp=STATE["negative_hp"], seconds=STATE["seconds"],
                        wounds=ctx.t("wounds_n", value=STATE["wounds"])),
                  fontsize=10, loc="left")
-    name = "injury_fr" if ctx.lang == "fr" else "injury"
+    name = name_column(table, "injury", ctx.lang)
     shown = table.assign(exact=exact["probability"].to_numpy())
     shown = shown[(shown["exact"] > 0) | (shown["probability"] > 0)]
     shown = shown.assign(**{

@@ -7,6 +7,7 @@ import pandas as pd
 from ... import plots
 from ...rules import Rules
 from .. import data
+from ..labels import name_column
 from ..model import Table, figure_from_axes
 from ._base import Context, make_section
 
@@ -34,7 +35,7 @@ def render(results: dict, ctx: Context):
     day = results["day"]
     ax = plots.rest_regeneration(day, lang=ctx.lang, rules=ctx.rules)
     figure = figure_from_axes(f"{KEY}_day", ax, ctx.t("rest_title"))
-    name = "quality_fr" if ctx.lang == "fr" else "quality"
+    name = name_column(day, "quality", ctx.lang)
     shown = day[day["hours"].isin(TABLE_HOURS)].pivot_table(
         index=[name, "score"], columns="hours", values="regeneration", aggfunc="first",
         sort=False)
