@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from . import dice, injuries
-from .errors import check_integer, check_integer_array
+from .errors import check_choice, check_integer, check_integer_array
 from .results import Simulation
 from .rules import Rules, resolve
 
@@ -52,8 +52,7 @@ def plan(arrival="0", negative_hp="1", wounds=(0,), *, action: str = "support",
     w = tuple(int(x) for x in np.atleast_1d(check_integer_array("wounds", wounds, min=0, max=50)))
     if not w:
         raise ValueError("wounds must name at least one wound count, e.g. [0, 1, 2, 3]")
-    if action not in ("support", "heal"):
-        raise ValueError(f"action must be 'support' or 'heal', got {action!r}")
+    action = check_choice("action", action, ("support", "heal"))
     ap = check_integer("action_ap", action_ap, min=0, max=1000)
     if action == "heal":
         if heal is None:
