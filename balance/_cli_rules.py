@@ -9,10 +9,10 @@ from typing import Any
 import pandas as pd
 
 from .cli import add_format, add_rules, emit, load
+from .report.data import rules_value_text
 from .rules import plain
 
 __all__ = ["register"]
-
 
 
 def _check(args) -> int:
@@ -23,8 +23,8 @@ def _check(args) -> int:
     rules = load(args.files)
     base = default_rules()
     frame = rule_changes(rules, base)
-    frame["bundled"] = frame["bundled"].map(_text)
-    frame["variant"] = frame["variant"].map(_text)
+    frame["bundled"] = frame["bundled"].map(rules_value_text)
+    frame["variant"] = frame["variant"].map(rules_value_text)
     title = (f"ok: {' + '.join(args.files)}\nfingerprint {rules.fingerprint} "
              f"(bundled {base.fingerprint}); {len(frame)} value(s) changed")
     if args.format == "table" and frame.empty:
@@ -34,17 +34,13 @@ def _check(args) -> int:
     return 0
 
 
-def _text(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else value
-
-
 def _flatten(value: Any, path: str) -> list[tuple[str, str]]:
     if isinstance(value, Mapping):
         out = []
         for k, v in value.items():
             out += _flatten(v, f"{path}.{k}" if path else k)
         return out
-    return [(path, _text(plain(value)))]
+    return [(path, rules_value_text(value))]
 
 
 def _show(args) -> int:
@@ -68,7 +64,7 @@ def _variants(args) -> int:
 
 def _assumptions(args) -> int:
     frame = load(args.rules).assumptions
-    frame["value"] = frame["value"].map(lambda v: _text(plain(v)))
+    frame["value"] = frame["value"].map(rules_value_text)
     if args.format == "table":  # whole tables (the bestiary...) are shortened on a terminal
         frame["value"] = frame["value"].map(lambda v: v if len(v) <= 40 else v[:39] + "…")
         frame["note"] = frame["note"].map(lambda v: v if len(v) <= 90 else v[:89] + "…")

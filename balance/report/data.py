@@ -20,7 +20,7 @@ from ..errors import check_integer_array
 from ..rules import Rules, plain, resolve
 
 __all__ = ["death_surface", "d20_table", "negotiation_table", "severity_bands",
-           "negotiation_rules_table", "opposed_table", "rule_changes", "rest_day",
+           "negotiation_rules_table", "opposed_table", "rule_changes", "rules_value_text", "rest_day",
            "rest_breakdown", "reaction_grid"]
 
 
@@ -173,6 +173,13 @@ def _changes(base: Any, new: Any, path: str = "") -> list[tuple[str, Any, Any]]:
             out += _changes(a, b, f"{path}[{i}]")
         return out
     return [] if plain(base) == plain(new) else [(path, plain(base), plain(new))]
+
+
+def rules_value_text(value: Any) -> str:
+    """A rules value as text: a string as it is, anything else (numbers, tables) as JSON."""
+    import json
+
+    return value if isinstance(value, str) else json.dumps(plain(value), ensure_ascii=False)
 
 
 def rule_changes(rules: Rules, base: Rules | None = None) -> pd.DataFrame:

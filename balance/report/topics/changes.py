@@ -1,8 +1,6 @@
 """Section: what the reported rules change against the bundled ones (a variant's diff)."""
 from __future__ import annotations
 
-import json
-
 import pandas as pd
 
 from ...rules import Rules
@@ -19,15 +17,11 @@ def compute(rules: Rules, settings) -> dict:
     return {"changes": data.rule_changes(rules)}
 
 
-def _show(value) -> str:
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-
-
 def render(results: dict, ctx: Context):
     frame = results["changes"]
     shown = pd.DataFrame({ctx.t("col_key"): frame["key"],
-                          ctx.t("col_bundled"): frame["bundled"].map(_show),
-                          ctx.t("col_variant"): frame["variant"].map(_show)})
+                          ctx.t("col_bundled"): frame["bundled"].map(data.rules_value_text),
+                          ctx.t("col_variant"): frame["variant"].map(data.rules_value_text)})
     return make_section(ctx, KEY, title="sec_changes", text_key="sec_changes_text",
                         text_fields={"sources": sources(ctx.rules.sources, ctx.lang)},
                         tables=(Table(f"{KEY}_table", shown),) if len(shown) else (),
