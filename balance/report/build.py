@@ -32,12 +32,12 @@ def write_report(out: str | Path, files: Mapping[str, bytes | str]) -> Path:
     return write_folder(out, files)
 
 
-def report_meta(bundle: Bundle, lang: str, *, title: str | None = None,
-                elapsed: float | None = None) -> dict[str, object]:
+def report_meta(bundle: Bundle, lang: str, *, elapsed: float | None = None
+                ) -> dict[str, object]:
     """The header rows of a report: title, rules, fingerprint, sources, settings, date."""
     s = bundle.settings
     meta: dict[str, object] = {
-        "title": title or text("report_title", lang),
+        "title": text("report_title", lang),
         text("fingerprint", lang): bundle.rules.fingerprint,
         text("sources", lang): sources(bundle.rules.sources, lang),
         "Monte Carlo": text("mc_settings", lang, trials=count(s.trials, lang), seed=s.seed,

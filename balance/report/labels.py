@@ -11,7 +11,7 @@ from importlib import resources
 
 from ..errors import check_choice, did_you_mean
 
-__all__ = ["LANGS", "check_lang", "text", "keys", "count", "sources", "name_column"]
+__all__ = ["LANGS", "check_lang", "text", "count", "sources", "name_column"]
 
 #: languages every label has
 LANGS = ("en", "fr")
@@ -26,11 +26,6 @@ def _labels() -> dict[str, dict[str, str]]:
 def check_lang(lang: object) -> str:
     """``lang`` if it is one of :data:`LANGS`, else a one-line ``ValueError``."""
     return check_choice("lang", lang, LANGS)
-
-
-def keys() -> list[str]:
-    """Every label key."""
-    return list(_labels())
 
 
 def text(key: str, lang: str = "en", **fields: object) -> str:

@@ -15,8 +15,6 @@ __all__ = ["TOPICS", "Context", "available_topics", "topic_module"]
 TOPICS = ("changes", "death", "injuries", "montecarlo_check", "rescue", "campaign", "d20", "treatment",
           "timeline", "negotiation", "negotiation_rules", "rest", "encounters", "percentile",
           "duels", "variants", "assumptions")
-#: sections planned but not written yet (their modules were not there): listed as missing
-PENDING: tuple[str, ...] = ()
 
 
 def topic_module(key: str) -> ModuleType:
@@ -43,7 +41,7 @@ def available_topics(keys=None) -> tuple[list[ModuleType], list[str]]:
         if unknown:
             raise ValueError(f"topics must be among {', '.join(TOPICS)}; got {unknown}")
     ok: list[ModuleType] = []
-    missing: list[str] = [] if keys is not None else list(PENDING)
+    missing: list[str] = []
     for key in TOPICS if keys is None else [k for k in TOPICS if k in keys]:
         module = topic_module(key)
         gone = _missing(module)
