@@ -8,7 +8,8 @@ from ...rules import Rules
 from ..labels import count, text
 from ..model import Figure, Section, Table
 
-__all__ = ["Context", "make_section", "fmt_prob", "fmt_interval", "short_value"]
+__all__ = ["Context", "make_section", "fmt_percent", "fmt_prob", "fmt_interval", "fmt_estimate",
+           "short_value"]
 
 
 @dataclass(frozen=True)
@@ -65,11 +66,21 @@ def make_section(ctx: Context, key: str, *, title: str, text_key: str | None = N
                    notes=default if notes is None else tuple(notes))
 
 
+def fmt_percent(x: float, digits: int = 2) -> str:
+    """A value already in percent (``12.345`` -> ``"12.35 %"``)."""
+    return f"{x:.{digits}f} %"
+
+
 def fmt_prob(p: float, digits: int = 1) -> str:
     """A probability as a percentage (``0.1234`` -> ``"12.3 %"``)."""
-    return f"{100 * p:.{digits}f} %"
+    return fmt_percent(100 * p, digits)
 
 
 def fmt_interval(low: float, high: float, digits: int = 2) -> str:
     """A 95 % interval as percentages (``"12.30 % – 12.41 %"``)."""
     return f"{fmt_prob(low, digits)} – {fmt_prob(high, digits)}"
+
+
+def fmt_estimate(p: float, low: float, high: float, digits: int = 1) -> str:
+    """An estimate with its 95 % interval (``"12.3 % (11.0 % – 13.6 %)"``)."""
+    return f"{fmt_prob(p, digits)} ({fmt_interval(low, high, digits)})"

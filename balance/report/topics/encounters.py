@@ -11,7 +11,7 @@ from ... import fights, plots
 from ...names import label
 from ...rules import Rules
 from ..model import Table, figure_from_axes
-from ._base import Context, fmt_interval, fmt_prob, make_section
+from ._base import Context, fmt_estimate, make_section
 
 KEY = "encounters"
 REQUIRES = ("balance.fights", "balance.encounters", "balance.montecarlo")
@@ -41,12 +41,10 @@ def render(results: dict, ctx: Context):
         ctx.t("col_encounter"): table["encounter"],
         ctx.t("calibration"): table["calibration"].map(str),
         ctx.t("col_challenge"): table["calibration"].map(lambda c: _challenge(c, ctx)),
-        ctx.t("party_win_rate"): [f"{fmt_prob(p)} ({fmt_interval(a, b, 1)})" for p, a, b in
-                                  zip(table["party_win_rate"], table["win_ci_low"],
-                                      table["win_ci_high"])],
-        ctx.t("knockout_rate"): [f"{fmt_prob(p)} ({fmt_interval(a, b, 1)})" for p, a, b in
-                                 zip(table["knockout_rate"], table["ko_ci_low"],
-                                     table["ko_ci_high"])]})
+        ctx.t("party_win_rate"): list(map(fmt_estimate, table["party_win_rate"],
+                                          table["win_ci_low"], table["win_ci_high"])),
+        ctx.t("knockout_rate"): list(map(fmt_estimate, table["knockout_rate"],
+                                         table["ko_ci_low"], table["ko_ci_high"]))})
     run = SimpleNamespace(trials=int(table["trials"].iloc[0]), seed=table["seed"].iloc[0])
     return make_section(ctx, KEY, title="sec_encounters", text_key="sec_encounters_text",
                         rules_sections=RULES_SECTIONS, simulated=[run],

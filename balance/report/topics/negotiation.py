@@ -6,7 +6,7 @@ from ...names import label
 from ...rules import Rules
 from .. import data
 from ..model import Table, figure_from_axes
-from ._base import Context, make_section
+from ._base import Context, fmt_percent, fmt_prob, make_section
 
 KEY = "negotiation"
 REQUIRES = ("balance.negotiation",)
@@ -25,8 +25,8 @@ def render(results: dict, ctx: Context):
     best = results["best"][["psychology", "ask", "unchanged", "partial", "full",
                             "expected_change"]].copy()
     for col in ("unchanged", "partial", "full"):
-        best[col] = (100 * best[col]).map("{:.0f} %".format)
-    best["expected_change"] = best["expected_change"].map("{:.2f} %".format)
+        best[col] = best[col].map(lambda p: fmt_prob(p, 0))
+    best["expected_change"] = best["expected_change"].map(fmt_percent)
     best["ask"] = best["ask"].map("{:g}".format)
     outcomes = {k: label(row, ctx.lang)
                 for k, row in ctx.rules["negotiation"]["outcomes"].items()}

@@ -7,7 +7,7 @@ from ... import plots
 from ...rules import Rules
 from .. import data
 from ..model import Table, figure_from_axes
-from ._base import Context, make_section
+from ._base import Context, fmt_percent, fmt_prob, make_section
 
 KEY = "negotiation_rules"
 REQUIRES = ("balance.economy", "balance.negotiation")
@@ -28,8 +28,8 @@ def render(results: dict, ctx: Context):
     shown = pd.DataFrame({
         ctx.t("col_rule"): table["rule"].map(names),
         ctx.t("col_value_rule"): table["value"],
-        ctx.t("check_chance"): (100 * table["check_chance"]).map("{:.0f} %".format),
-        ctx.t("expected_change"): table["expected_change"].map("{:.2f} %".format),
+        ctx.t("check_chance"): table["check_chance"].map(lambda p: fmt_prob(p, 0)),
+        ctx.t("expected_change"): table["expected_change"].map(fmt_percent),
         ctx.t("col_best_ask"): table["best_ask"].map(lambda a: "" if pd.isna(a) else f"{a:g}")})
     return make_section(ctx, KEY, title="sec_negotiation_rules",
                         text_key="sec_negotiation_rules_text",
