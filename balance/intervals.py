@@ -59,7 +59,14 @@ def wilson(successes, trials, confidence: float = 0.95):
         Exactly 0 when ``successes == 0`` and exactly 1 when ``successes == trials``.
     """
     z = z_value(confidence)
-    k, n = _counts(successes, trials)
+    low, high = _wilson(*_counts(successes, trials), z)
+    if low.ndim == 0:
+        return float(low), float(high)
+    return low, high
+
+
+def _wilson(k: np.ndarray, n: np.ndarray, z: float) -> tuple[np.ndarray, np.ndarray]:
+    """The Wilson bounds of validated counts (shared by :func:`wilson` and the tables)."""
     kf, nf = k.astype(np.float64), n.astype(np.float64)
     p = kf / nf
     z2 = z * z
@@ -68,8 +75,6 @@ def wilson(successes, trials, confidence: float = 0.95):
     half = z * np.sqrt(p * (1.0 - p) / nf + z2 / (4.0 * nf * nf)) / denom
     low = np.where(k == 0, 0.0, np.clip(center - half, 0.0, 1.0))
     high = np.where(k == n, 1.0, np.clip(center + half, 0.0, 1.0))
-    if low.ndim == 0:
-        return float(low), float(high)
     return low, high
 
 
@@ -97,8 +102,9 @@ def proportion_table(counts, trials, index=None, *, confidence: float = 0.95) ->
     DataFrame
         Columns ``estimate, ci_low, ci_high, se, trials``; ``se = sqrt(p (1 - p) / trials)``.
     """
+    z = z_value(confidence)
     k, n = _counts(counts, trials)
-    low, high = wilson(k, n, confidence)
+    low, high = _wilson(k, n, z)
     p = k / n
     frame = pd.DataFrame({
         "estimate": np.ravel(p),
