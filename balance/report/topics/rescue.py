@@ -11,7 +11,8 @@ from ._base import Context, fmt_interval, fmt_prob, make_section
 KEY = "rescue"
 REQUIRES = ("balance.rescue", "balance.montecarlo")
 RULES_SECTIONS = ("injuries", "time")
-TIMES = range(0, 176, 5)
+#: rescue times of the curve: every TIME_STEP seconds up to the automatic-death time
+TIME_STEP = 5
 CURVE = {"negative_hp": "1d6", "wounds": (0, 1, 2, 3)}
 SCENARIO = {"arrival": "10+1d20", "negative_hp": "1d6", "wounds": (0, 1, 2, 3), "action_ap": 1}
 
@@ -19,7 +20,8 @@ SCENARIO = {"arrival": "10+1d20", "negative_hp": "1d6", "wounds": (0, 1, 2, 3), 
 def compute(rules: Rules, settings) -> dict:
     run = {"trials": settings.trials, "seed": settings.seed, "workers": settings.workers,
            "progress": False, "rules": rules}
-    return {"curve": rescue.curve(times=TIMES, **CURVE, **run),
+    wall = rules["injuries"]["automatic_death_seconds"]
+    return {"curve": rescue.curve(times=range(0, wall + 1, TIME_STEP), **CURVE, **run),
             "scenario": rescue.simulate(**SCENARIO, **run)}
 
 
