@@ -5,9 +5,10 @@ Each simulated character goes through ``fights`` fights. In each it is knocked o
 probability ``knockout_chance``; a knocked-out character falls to ``-negative_hp`` HP, is
 rescued as in :mod:`balance.rescue` and rolls on the critical-injury table with its current
 count of unhealed injuries. Death is final. Between fights, ``hours_between`` hours of
-treatment under a policy: full treatment (one attempt per injury per
-``treatment.full.retry_minutes``, removes the injury) and light treatment (one attempt per
-``treatment.light.retry_minutes``, removes symptoms only; the injury still counts).
+treatment under a policy: full treatment (removes the injury) and light treatment (removes
+symptoms only; the injury still counts), each injury getting the attempts that end within the
+interval as :func:`balance.treatment.attempts_within` counts them (one starts every
+``retry_minutes``).
 The Cunning test of an attempt takes the injury's row modifier and the level's bonus.
 
 >>> import balance as bl
@@ -28,6 +29,7 @@ from .errors import check_choice, check_integer, check_number
 from .rescue import RescuePlan, plan as rescue_plan
 from .results import Simulation
 from .rules import Rules, resolve
+from .treatment import attempts_within
 
 __all__ = ["CampaignPlan", "plan", "campaign_sampler", "simulate", "POLICIES"]
 
@@ -70,9 +72,10 @@ def _attempt_chances(p: CampaignPlan, rules: Rules) -> tuple[np.ndarray, np.ndar
     full = d20.success_chance(p.cunning + mods + treat["full"]["bonus"], rules=rules)
     light = d20.success_chance(p.cunning + mods + treat["light"]["bonus"], rules=rules)
     minutes = p.hours_between * 60
-    n_full = minutes // treat["full"]["retry_minutes"] if p.policy in ("both", "full") else 0
-    n_light = minutes // treat["light"]["retry_minutes"] if p.policy in ("both", "light") else 0
-    return np.atleast_1d(full), np.atleast_1d(light), int(n_full), int(n_light)
+    n_full = attempts_within(minutes, "full", rules=rules) if p.policy in ("both", "full") else 0
+    n_light = attempts_within(minutes, "light", rules=rules) if p.policy in ("both", "light") \
+        else 0
+    return np.atleast_1d(full), np.atleast_1d(light), n_full, n_light
 
 
 def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,

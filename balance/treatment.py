@@ -33,7 +33,7 @@ from .rng import RNGLike, as_generator
 from .rules import Rules, resolve
 
 __all__ = [
-    "levels", "treatment_chance", "expected_cure_minutes", "cured_within",
+    "levels", "treatment_chance", "expected_cure_minutes", "cured_within", "attempts_within",
     "cure_time_distribution", "cure_table", "sample_cure_minutes", "cure_sampler",
 ]
 
@@ -150,9 +150,28 @@ def cured_within(cunning: ArrayLike, injury: str, level: str, minutes: ArrayLike
     """
     p, row, _ = _args(cunning, injury, level, modifier, rules)
     t = check_number_array("minutes", minutes, min=0)
+    return _out(1.0 - (1.0 - p) ** _attempts_ended(t, row))
+
+
+def attempts_within(minutes: ArrayLike, level: str = "light", *,
+                    rules: Rules | None = None) -> int | np.ndarray:
+    """Attempts of a treatment ``level`` that end within ``minutes`` of the first one's start (§1.3).
+
+    One attempt starts every ``retry_minutes`` and ends ``minutes`` (its duration) later:
+    ``floor((minutes - duration) / retry) + 1``, 0 before the first ends. Broadcasts.
+
+    >>> attempts_within([59, 60, 24 * 60, 25 * 60], "full")
+    array([0, 1, 1, 2])
+    """
+    rules = resolve(rules)
+    row = _level(level, rules)
+    k = _attempts_ended(check_number_array("minutes", minutes, min=0), row).astype(np.int64)
+    return int(k) if k.ndim == 0 else k
+
+
+def _attempts_ended(t: np.ndarray, row: Mapping) -> np.ndarray:
     done = np.floor((t - row["minutes"]) / row["retry_minutes"]) + 1
-    k = np.where(t >= row["minutes"], done, 0.0)
-    return _out(1.0 - (1.0 - p) ** k)
+    return np.where(t >= row["minutes"], done, 0.0)
 
 
 def cure_time_distribution(cunning: int, injury: str, level: str = "light", *, modifier: int = 0,
