@@ -15,7 +15,7 @@ from .checking import change_text, p_text, value_text
 from .._atomic import write_file
 from .snapshot import Snapshot
 
-__all__ = ["plot_death_curves", "diff_sections", "bundled_comparisons", "bundled_sections",
+__all__ = ["plot_death_curves", "death_curves_table", "diff_sections", "bundled_comparisons", "bundled_sections",
            "render", "write_html", "METHOD_NOTES"]
 
 METHOD_NOTES = (
@@ -30,29 +30,33 @@ METHOD_NOTES = (
 )
 
 
+def death_curves_table(snapshot: Snapshot) -> pd.DataFrame:
+    """The death-probability curves a snapshot stores, as a tidy frame (seconds, negative_hp,
+    wounds, probability) that :func:`balance.plots.death_curves` draws."""
+    curves = snapshot.curves.get("death_probability")
+    if not curves:
+        return pd.DataFrame(columns=["seconds", "negative_hp", "wounds", "probability"])
+    return pd.concat([pd.DataFrame({"seconds": curves["seconds"],
+                                    "negative_hp": curves["negative_hp"], "wounds": int(w),
+                                    "probability": p})
+                      for w, p in curves["wounds"].items()], ignore_index=True)
+
+
 def plot_death_curves(base: Snapshot, variant: Snapshot, ax=None):
-    """P(death) against seconds at negative HP, for 0-3 wounds: base solid, variant dashed.
+    """P(death) against seconds at negative HP, for 0-3 wounds: base solid, variant dashed
+    (:func:`balance.plots.compare_death_curves` on the curves both snapshots store).
 
     Returns the axes.
     """
+    from .. import plots
+
     if ax is None:  # a bare Figure: no pyplot state, no backend change in notebooks
         from matplotlib.figure import Figure
         ax = Figure(figsize=(9, 4.5), layout="constrained").add_subplot()
-    colours = ("#0072B2", "#E69F00", "#009E73", "#CC79A7")
-    for snap, style, who in ((base, "-", base.label), (variant, "--", variant.label)):
-        curves = snap.curves.get("death_probability")
-        if not curves:
-            continue
-        for i, (w, p) in enumerate(curves["wounds"].items()):
-            ax.plot(curves["seconds"], p, style, color=colours[i % len(colours)],
-                    label=f"{who}, {w} wound(s)")
-    hp = (base.curves.get("death_probability") or {}).get("negative_hp", "?")
-    ax.set_xlabel(f"seconds at negative HP (-{hp} HP) before the roll")
-    ax.set_ylabel("P(death)")
-    ax.set_ylim(-0.02, 1.02)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    return ax
+    first, second = death_curves_table(base), death_curves_table(variant)
+    wall = int(max(first["seconds"].max(), second["seconds"].max()))
+    return plots.compare_death_curves(first, second, names=(base.label, variant.label), ax=ax,
+                                      wall=wall)
 
 
 def _shown(frame: pd.DataFrame) -> pd.DataFrame:
