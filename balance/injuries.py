@@ -169,9 +169,7 @@ def injury_surface(seconds, negative_hp, wounds=0, *, rules: Rules | None = None
     ``(wounds, seconds, negative_hp, rows + 1)``.
     """
     rules = resolve(rules)
-    d = np.atleast_1d(check_integer_array("seconds", seconds, min=0, max=_MAX))
-    npv = np.atleast_1d(check_integer_array("negative_hp", negative_hp, min=1, max=_MAX))
-    n = np.atleast_1d(check_integer_array("wounds", wounds, min=0, max=10_000))
+    d, npv, n = (np.atleast_1d(x) for x in _check(seconds, negative_hp, wounds))
     probs = injury_probabilities(d[None, :, None], npv[None, None, :], n[:, None, None],
                                  rules=rules)
     if not tidy:

@@ -28,6 +28,7 @@ from numpy.typing import ArrayLike
 
 from . import d20
 from .errors import check_integer, check_integer_array, check_number, check_number_array
+from .injuries import find_injury
 from .names import find_row
 from .rng import RNGLike, as_generator
 from .rules import Rules, resolve
@@ -51,7 +52,7 @@ def _level(level: object, rules: Rules) -> Mapping:
 
 
 def _injury_modifier(injury: object, rules: Rules) -> int:
-    return find_row(rules["injuries"]["table"], injury, "injury")[1]["modifier"]
+    return find_injury(injury, rules=rules)["modifier"]
 
 
 def _chance(cunning: ArrayLike, test_modifier: ArrayLike, level: Mapping,
