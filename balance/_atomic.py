@@ -20,7 +20,10 @@ def write_file(path: str | os.PathLike, content: str | bytes, *, replace: bool =
     when the file appears while writing.
     """
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise _cannot("write", path, exc) from None
     try:
         umask = os.umask(0)
         os.umask(umask)
@@ -55,8 +58,11 @@ def write_folder(out: str | os.PathLike, files: Mapping[str, bytes | str]) -> Pa
     folder is removed and the previous ``out`` (if any) is left as it was.
     """
     out = Path(out).resolve()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    except OSError as exc:
+        raise _cannot("write the folder", out, exc) from None
     old = None
     try:
         for rel, content in files.items():
@@ -81,3 +87,8 @@ def write_folder(out: str | os.PathLike, files: Mapping[str, bytes | str]) -> Pa
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
     return out
+
+
+def _cannot(what: str, target: Path, exc: OSError) -> OSError:
+    """An OSError naming the target, not the temporary file next to it."""
+    return OSError(exc.errno, f"cannot {what} {target}: {exc.strerror or exc}")

@@ -40,8 +40,14 @@ class Parser(argparse.ArgumentParser):
 
 
 def one_line(exc: BaseException) -> str:
-    """An exception's message on one line (KeyError's quotes removed)."""
-    text = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+    """An exception's message on one line (KeyError's quotes and OSError's ``[Errno n]``
+    removed)."""
+    if isinstance(exc, KeyError) and exc.args:
+        text = exc.args[0]
+    elif isinstance(exc, OSError) and exc.strerror:
+        text = f"{exc.filename}: {exc.strerror}" if exc.filename else exc.strerror
+    else:
+        text = str(exc)
     return " ".join(str(text).split()) or type(exc).__name__
 
 
