@@ -105,7 +105,6 @@ def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,
     ko_by_wounds = np.zeros((2, slots + 1), dtype=np.int64)  # knocked out / died, by wounds
     symptoms = np.zeros((F, slots + 1), dtype=np.int64)
     auto = inj["automatic_death_seconds"]
-    loss = inj["hp_loss_per_second"]
     charge = plan.rescue.charge_seconds
     for f in range(F):
         ko = alive & (rng.random(n) < plan.knockout_chance)
@@ -114,7 +113,7 @@ def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,
         seconds = plan.rescue.arrival.sample(idx.size, rng) + charge
         npv = plan.rescue.negative_hp.sample(idx.size, rng)
         face = rng.integers(1, inj["die"] + 1, size=idx.size)
-        total = face + (wounds + 1) * (seconds + npv + loss * seconds)
+        total = face + injuries.roll_modifier_unchecked(seconds, npv, wounds, rules)
         code = np.where(seconds >= auto, rows, injuries.outcome_rows(total, rules))
         died = code >= rows
         ko_by_wounds[0] += np.bincount(wounds, minlength=slots + 1)

@@ -37,7 +37,8 @@ def _check(seconds, negative_hp, wounds):
     return d, npv, n
 
 
-def _modifier(d, npv, n, rules: Rules):
+def roll_modifier_unchecked(d, npv, n, rules: Rules):
+    """:func:`roll_modifier` without argument checks, for samplers' validated arrays."""
     loss = rules["injuries"]["hp_loss_per_second"]
     return (n + 1) * (d + npv + loss * d)
 
@@ -48,7 +49,7 @@ def roll_modifier(seconds, negative_hp, wounds=0, *, rules: Rules | None = None)
     With a variant's ``hp_loss_per_second`` the negative HP grows while dying.
     """
     rules = resolve(rules)
-    k = _modifier(*_check(seconds, negative_hp, wounds), rules)
+    k = roll_modifier_unchecked(*_check(seconds, negative_hp, wounds), rules)
     return int(k) if np.ndim(k) == 0 else k
 
 
@@ -115,7 +116,7 @@ def injury_probabilities(seconds, negative_hp, wounds=0, *, rules: Rules | None 
     d, npv, n = _check(seconds, negative_hp, wounds)
     inj = rules["injuries"]
     die, threshold = inj["die"], inj["death_threshold"]
-    k = _modifier(d, npv, n, rules)[..., None]
+    k = roll_modifier_unchecked(d, npv, n, rules)[..., None]
     low, high = _bounds(rules)
     # faces f in 1..die with low <= f + k <= high, counted in closed form
     rows = (np.clip(high - k, 0, die) - np.clip(low - 1 - k, 0, die)) / die

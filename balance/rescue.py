@@ -105,9 +105,8 @@ def rescue_sampler(n: int, rng: np.random.Generator, *, plan: RescuePlan, rules:
     by_time = np.zeros((nw, auto + 1, 3), dtype=np.int64)  # trials, roll deaths, automatic
     by_time[:, :, 0] = np.bincount(t_bin, minlength=auto + 1)  # same draws for every wound count
     by_time[:, :, 2] = np.bincount(t_bin[automatic], minlength=auto + 1)
-    loss = inj["hp_loss_per_second"]
     for i, w in enumerate(plan.wounds):
-        total = face + (w + 1) * (seconds + npv + loss * seconds)
+        total = face + injuries.roll_modifier_unchecked(seconds, npv, w, rules)
         code = np.where(automatic, rows + 1, injuries.outcome_rows(total, rules))
         outcome[i] = np.bincount(code, minlength=rows + 2)
         by_time[i, :, 1] = np.bincount(t_bin[code == rows], minlength=auto + 1)
