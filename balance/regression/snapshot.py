@@ -147,7 +147,10 @@ def from_json(doc: object, where: str = "snapshot") -> Snapshot:
         rules = doc["rules"]
         metrics, measurements = [], {}
         for name, entry in doc["metrics"].items():
-            metric, value = _entry(name, entry)
+            try:
+                metric, value = _entry(name, entry)
+            except SnapshotError as exc:
+                raise SnapshotError(f"{where}: {exc}") from None
             metrics.append(metric)
             measurements[name] = value
         snap = Snapshot(metrics=tuple(metrics), measurements=measurements,
@@ -159,7 +162,9 @@ def from_json(doc: object, where: str = "snapshot") -> Snapshot:
                         only=None if doc.get("only") is None else tuple(map(str, doc["only"])))
     except SnapshotError:
         raise
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+    except KeyError as exc:
+        raise SnapshotError(f"{where}: malformed snapshot (missing field {exc})") from None
+    except (TypeError, ValueError, AttributeError) as exc:
         raise SnapshotError(f"{where}: malformed snapshot ({type(exc).__name__}: {exc})") \
             from None
     if doc.get("catalogue_id") != snap.catalogue_id:
