@@ -280,10 +280,8 @@ def simulate(seconds: int, negative_hp: int, wounds: int = 0, *, trials: int = 1
     res = montecarlo.run(sampler, trials, seed=seed, rules=rules, label="critical injury",
                          **run_options)
     names = _with_death(injury_table(rules=rules), rules)
-    props = montecarlo.proportion_table(res.totals["rows"], res.trials)
-    table = pd.concat([names, props.drop(columns=[c for c in props if c in names or c == "trials"],
-                                         errors="ignore").reset_index(drop=True)], axis=1)
-    table = table.rename(columns={"estimate": "probability"})
+    props = montecarlo.proportion_table(res.totals["rows"], res.trials).drop(columns="trials")
+    table = pd.concat([names, props.rename(columns={"estimate": "probability"})], axis=1)
     return Simulation(table=table, result=res)
 
 
