@@ -119,7 +119,7 @@ def _injury_python(n: int, rnd: random.Random) -> list[int]:
 def _d20_sampler() -> Callable:
     from .d20 import points_sampler
     from .rules import resolve
-    return partial(points_sampler, **D20, rules=resolve(None))
+    return partial(points_sampler, rules=resolve(None))  # C' only relabels the faces
 
 
 def _d20_python(n: int, rnd: random.Random) -> dict[int, int]:

@@ -64,11 +64,12 @@ def points_after(characteristic, die_roll, modifier=0):
     return np.asarray(effective(characteristic, modifier)) - np.asarray(die_roll)
 
 
-def points_sampler(n: int, rng: np.random.Generator, *, characteristic: int, modifier: int = 0,
+def points_sampler(n: int, rng: np.random.Generator, *,
                    rules: Rules | None = None) -> dict[str, np.ndarray]:
-    """Monte Carlo kernel: histogram of the die faces of ``n`` Tests (index ``face - 1``).
+    """Monte Carlo kernel: histogram of the die faces of ``n`` Tests (index ``face - 1``, §1.1).
 
-    Points are ``C' - face``; the histogram is the additive accumulator of the engine.
+    The faces do not depend on ``C'``: points are ``C' - face``, read off the histogram (the
+    additive accumulator of the engine) by :func:`simulate`.
     """
     die = resolve(rules)["d20"]["die"]
     faces = rng.integers(0, die, size=n, dtype=np.int16 if die < 2**15 else np.int64)
@@ -77,8 +78,8 @@ def points_sampler(n: int, rng: np.random.Generator, *, characteristic: int, mod
 
 def simulate(characteristic: int, modifier: int = 0, *, trials: int = 1_000_000, seed=None,
              rules: Rules | None = None, **run_options):
-    """Monte Carlo twin of :func:`test_points`: result whose ``.table`` has points,
-    probability, ci_low, ci_high, se (Wilson 95 %)."""
+    """Monte Carlo twin of :func:`test_points` (§1.1): a Simulation whose ``.table`` is
+    indexed by points, with columns estimate, ci_low, ci_high, se, trials (Wilson 95 %)."""
     from functools import partial
 
     from . import montecarlo
@@ -86,7 +87,7 @@ def simulate(characteristic: int, modifier: int = 0, *, trials: int = 1_000_000,
     rules = resolve(rules)
     c = check_integer("characteristic", characteristic, min=-_CHAR_LIMIT, max=_CHAR_LIMIT)
     m = check_integer("modifier", modifier, min=-_CHAR_LIMIT, max=_CHAR_LIMIT)
-    sampler = partial(points_sampler, characteristic=c, modifier=m, rules=rules)
+    sampler = partial(points_sampler, rules=rules)
     res = montecarlo.run(sampler, trials, seed=seed, rules=rules, label="d20 test", **run_options)
     die = rules["d20"]["die"]
     counts = res.totals["faces"][::-1]
