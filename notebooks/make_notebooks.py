@@ -60,12 +60,11 @@ variant.fingerprint, bl.injuries.death_probability(seconds=40, negative_hp=6, wo
     ("code", """\
 bundled = data.death_surface(negative_hp=[5], wounds=[0, 1, 2], rules=rules)
 moved = data.death_surface(negative_hp=[5], wounds=[0, 1, 2], rules=variant)
-ax = bl.plots.death_curves(bundled, label="176: ")
-bl.plots.death_curves(moved, ax=ax, linestyle="--", label="180: ");"""),
+bl.plots.compare_death_curves(bundled, moved, names=("176", "180"));"""),
     ("md", "Where the threshold matters, in numbers (percentage points of death removed):"),
     ("code", """\
 import numpy as np, pandas as pd
-seconds = np.arange(0, 175, 10)
+seconds = np.arange(0, rules["injuries"]["automatic_death_seconds"], 10)
 frame = pd.DataFrame({
     wounds: 100 * (bl.injuries.death_probability(seconds, 5, wounds, rules=rules)
                    - bl.injuries.death_probability(seconds, 5, wounds, rules=variant))
@@ -87,7 +86,8 @@ pd.concat({name: sim.extra["death"].query("death == 'total'").set_index("wounds"
            for name, sim in runs.items()}, axis=1).round(4)"""),
     ("md", "And death against the rescue time, with its band, for the variant:"),
     ("code", """\
-curve = bl.rescue.curve(times=range(0, 176, 5), negative_hp="1d6", wounds=[0, 1, 2, 3],
+wall = variant["injuries"]["automatic_death_seconds"]
+curve = bl.rescue.curve(times=range(0, wall + 1, 5), negative_hp="1d6", wounds=[0, 1, 2, 3],
                         trials=200_000, seed=1, rules=variant, progress=False)
 bl.plots.rescue_curves(curve, rules=variant);"""),
     ("md", """\
@@ -159,8 +159,8 @@ pd.DataFrame({
     "best ask (bundled)": [bl.negotiation.best_ask(p, rules=rules) for p in range(6, 21, 2)],
     "best ask (X/3)": [bl.negotiation.best_ask(p, rules=variant) for p in range(6, 21, 2)],
 }, index=pd.Index(range(6, 21, 2), name="psychology"))"""),
-    ("md", "The regression tools compare whole rule sets: `balance diff --rules-a ... "
-           "--rules-b ...` (see the README)."),
+    ("md", "The regression tools compare whole rule sets, e.g. `balance diff bundled "
+           "charisma_negotiation` or `balance diff bundled my_variant.toml` (see the README)."),
 ]
 
 NOTEBOOKS["03_calibrating_encounters.ipynb"] = [
@@ -247,8 +247,9 @@ for attribute in ("action_points", "damage_modifier", "initiative_bonus"):
 
 
 def build(name: str, cells: list[tuple[str, str]]) -> nbformat.NotebookNode:
-    nb = new_notebook(cells=[new_markdown_cell(src) if kind == "md" else new_code_cell(src)
-                             for kind, src in cells])
+    nb = new_notebook(cells=[new_markdown_cell(src, id=f"cell-{i:02d}") if kind == "md"
+                             else new_code_cell(src, id=f"cell-{i:02d}")
+                             for i, (kind, src) in enumerate(cells)])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
                                  "language": "python"}
     nb.metadata["language_info"] = {"name": "python"}
