@@ -47,11 +47,12 @@ def value_text(value: float, unit: str) -> str:
     return f"{value:.4g}"
 
 
-def change_text(value: float, unit: str) -> str:
-    """A metric's change: probabilities in percentage points, others in their unit."""
+def change_text(value: float, unit: str, shown_unit: str | None = None) -> str:
+    """A metric's change: probabilities in percentage points, others in their unit (written
+    ``shown_unit``, e.g. translated, when given)."""
     if unit == "probability":
         return f"{100 * value:+.2f} pp"
-    return f"{value:+.3g} {unit}"
+    return f"{value:+.3g} {unit if shown_unit is None else shown_unit}"
 
 
 def p_text(p: float, digits: int = 3) -> str:

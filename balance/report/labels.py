@@ -11,7 +11,8 @@ from importlib import resources
 
 from ..errors import check_choice, did_you_mean
 
-__all__ = ["LANGS", "check_lang", "text", "count", "sources", "name_column"]
+__all__ = ["LANGS", "check_lang", "text", "count", "sources", "name_column",
+           "unit_name"]
 
 #: languages every label has
 LANGS = ("en", "fr")
@@ -56,3 +57,9 @@ def name_column(frame, base: str, lang: str = "en") -> str:
     ``("injury", "fr")`` when the frame has it, else ``base`` (the English names)."""
     column = f"{base}_{lang}"
     return column if lang != "en" and column in frame else base
+
+
+def unit_name(unit: str, lang: str = "en") -> str:
+    """A metric's unit in ``lang`` (label ``unit_<unit>``), or the unit as it is."""
+    entry = _labels().get(f"unit_{unit}")
+    return unit if entry is None else entry.get(lang) or entry["en"]

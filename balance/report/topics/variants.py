@@ -11,7 +11,7 @@ import pandas as pd
 from ... import plots
 from ...rules import Rules, default_rules, load_rules
 from .. import data
-from ..labels import count
+from ..labels import count, unit_name
 from ..model import Table, figure_from_axes
 from ._base import Context, make_section
 
@@ -81,7 +81,8 @@ def _shown(frame: pd.DataFrame, name: str, ctx: Context) -> pd.DataFrame:
         ctx.t("col_base"): [value_text(v, u) for v, u in zip(rows["base"], rows["unit"])],
         ctx.t("col_variant_side"): [value_text(v, u)
                                     for v, u in zip(rows["variant"], rows["unit"])],
-        ctx.t("col_change"): [change_text(v, u) for v, u in zip(rows["change"], rows["unit"])],
+        ctx.t("col_change"): [change_text(v, u, unit_name(u, ctx.lang))
+                              for v, u in zip(rows["change"], rows["unit"])],
         ctx.t("col_test"): [ctx.t("exact") if e else _p(p)
                             for e, p in zip(rows["exact"], rows["p_adjusted"])],
         ctx.t("col_significant"): rows["significant"].map({True: yes, False: no}),
