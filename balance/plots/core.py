@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import matplotlib.colors
+import matplotlib.ticker
 import numpy as np
 import pandas as pd
 
@@ -202,6 +203,7 @@ def treatment_curves(cure_table: pd.DataFrame, *, level: str = "light", value: s
         curve = curve[np.isfinite(curve[value])].sort_values("cunning")
         ax.plot(curve["cunning"], curve[value], marker="o", markersize=3,
                 color=band_colour(i, 5), label=text("band", lang, modifier=int(mod)))
+    ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))  # Cunning is whole
     if value == "expected_hours":
         ax.set_yscale("log")
     else:
