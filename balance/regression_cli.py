@@ -16,6 +16,7 @@ import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 
+from ._atomic import write_file
 from .cli import add_rules, load
 
 __all__ = ["register", "main"]
@@ -37,18 +38,20 @@ def _tolerance_pair(text: str) -> tuple[str, float]:
             from None
 
 
-def _common(p: argparse.ArgumentParser, *, measuring: bool = True, selecting: bool = True) -> None:
-    if measuring:
-        p.add_argument("--trials", type=int, default=None,
-                       help=f"Monte Carlo trials per metric (default {DEFAULT_TRIALS:,}, or the "
-                            "baseline's)")
-        p.add_argument("--seed", type=int, default=None,
-                       help="master seed of the Monte Carlo metrics (default 0, or the baseline's)")
+def _common(p: argparse.ArgumentParser, *, baseline: bool = False) -> None:
+    """--trials, --seed, --tol, --tolerances, and --only unless measuring against a
+    ``baseline`` (whose trials, seed and metrics are the defaults)."""
+    trials, seed = (("the baseline's", "the baseline's") if baseline
+                    else (f"{DEFAULT_TRIALS:,}", "0"))
+    p.add_argument("--trials", type=int, default=None,
+                   help=f"Monte Carlo trials per metric (default {trials})")
+    p.add_argument("--seed", type=int, default=None,
+                   help=f"master seed of the Monte Carlo metrics (default {seed})")
     p.add_argument("--tol", action="append", type=_tolerance_pair, default=[], metavar="NAME=VALUE",
                    help="ignore changes of a metric (or 'pattern.*') up to VALUE; repeatable")
     p.add_argument("--tolerances", metavar="FILE",
                    help="TOML file of tolerances: \"metric or pattern\" = value")
-    if selecting:
+    if not baseline:
         p.add_argument("--only", action="append", default=None, metavar="PATTERN",
                        help="only the metrics matching this name or pattern ('death.*'); "
                             "repeatable")
@@ -94,7 +97,7 @@ def register(subparsers) -> None:
                    help="draw the Monte Carlo metrics from a seed independent of the baseline's "
                         "(default: the baseline's seed, so unchanged rules reproduce it exactly)")
     p.add_argument("--all", action="store_true", help="list every metric, not only what moved")
-    _common(p, selecting=False)
+    _common(p, baseline=True)
     p.set_defaults(func=check_command)
 
 
@@ -157,7 +160,7 @@ def diff_command(args) -> int:
     frame = compare_snapshots(base, variant, alpha=args.alpha, tolerances=options["tolerances"])
     print(format_table(frame, only_moved=not args.all))
     if args.csv:
-        frame.to_csv(args.csv, index=False)
+        write_file(args.csv, frame.to_csv(index=False))
     if args.html:
         from .regression import report
         extra = report.bundled_sections(report.bundled_comparisons(
