@@ -15,8 +15,8 @@ from .checking import change_text, p_text, value_text
 from .._atomic import write_file
 from .snapshot import Snapshot
 
-__all__ = ["plot_death_curves", "death_curves_table", "diff_sections", "bundled_comparisons", "bundled_sections",
-           "render", "write_html", "METHOD_NOTES"]
+__all__ = ["plot_death_curves", "death_curves_table", "diff_sections", "bundled_comparisons",
+           "bundled_sections", "render", "write_html", "METHOD_NOTES"]
 
 METHOD_NOTES = (
     "Exact metrics are compared exactly: any difference counts (p-value: none).",

@@ -20,8 +20,8 @@ from ..errors import check_integer_array
 from ..rules import Rules, plain, resolve
 
 __all__ = ["death_surface", "d20_table", "negotiation_table", "severity_bands",
-           "negotiation_rules_table", "opposed_table", "rule_changes", "rules_value_text", "rest_day",
-           "rest_breakdown", "reaction_grid"]
+           "negotiation_rules_table", "opposed_table", "rule_changes", "rules_value_text",
+           "rest_day", "rest_breakdown", "reaction_grid"]
 
 
 def death_surface(seconds=None, negative_hp: Sequence[int] = (1, 5, 10, 20),
