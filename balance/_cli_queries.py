@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from .cli import add_format, add_rules, emit, load
+from .cli import add_format, add_lang, add_rules, emit, load
 
 __all__ = ["register"]
 
@@ -289,7 +289,7 @@ def register(sub) -> None:
                 _calibrate)
     p.add_argument("ratios", nargs="+", help="adversity ratios, e.g. 3/1 1/2 1/2")
     p.add_argument("--pcs", type=int, default=4, help="number of PCs (default 4)")
-    p.add_argument("--lang", choices=("en", "fr"), default="en", help="challenge name language")
+    add_lang(p, "language of the challenge name")
 
     p = _parser(sub, "fight", "simulate a fight of the default party (GM guide 2.3)",
                 "Win, draw and knockout rates of the party against CREATURES (bestiary "

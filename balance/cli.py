@@ -21,8 +21,10 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-__all__ = ["main", "build_parser", "COMMAND_MODULES", "emit", "add_format", "add_rules",
-           "load", "Parser"]
+from .report.labels import LANGS
+
+__all__ = ["main", "build_parser", "COMMAND_MODULES", "emit", "add_format", "add_lang",
+           "add_rules", "load", "Parser"]
 
 #: modules adding subcommands (``register(subparsers)``); an absent optional one is skipped
 COMMAND_MODULES = ("balance._cli_queries", "balance._cli_rules", "balance.regression_cli")
@@ -54,6 +56,10 @@ def one_line(exc: BaseException) -> str:
 def add_format(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=FORMATS, default="table",
                    help="output: an aligned table (default), JSON records or CSV")
+
+
+def add_lang(p: argparse.ArgumentParser, help: str) -> None:
+    p.add_argument("--lang", choices=LANGS, default="en", help=f"{help} (default en)")
 
 
 def add_rules(p: argparse.ArgumentParser) -> None:
@@ -128,7 +134,7 @@ def _register_report(sub) -> None:
     add_rules(p)
     p.add_argument("--out", metavar="DIR",
                    help="report folder (default: reports/<rules file stem> or reports/default)")
-    p.add_argument("--lang", choices=("en", "fr"), default="en", help="language of the report")
+    add_lang(p, "language of the report")
     p.add_argument("--trials", type=int, default=DEFAULT_TRIALS,
                    help=f"Monte Carlo trials per simulated quantity (default {DEFAULT_TRIALS:,})")
     p.add_argument("--seed", type=int, default=DEFAULT_SEED,
