@@ -11,7 +11,6 @@ Kernels register with :func:`register`; other modules add theirs the same way.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
@@ -320,7 +319,9 @@ def format_table(res: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Command line: ``python -m balance.bench [--quick] [--only NAME] [--format table|json]``."""
-    parser = argparse.ArgumentParser(prog="balance bench", description=__doc__.splitlines()[0])
+    from .cli import Parser  # one-line errors, exit code 2, like every balance command
+
+    parser = Parser(prog="balance bench", description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes (seconds, not minutes)")
     parser.add_argument("--only", metavar="NAME",
                         help="one kernel (critical-injury, d20-test, ...)")
