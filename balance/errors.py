@@ -98,13 +98,17 @@ def check_integer_array(name: str, value: object, *, min: int | None = None,
     if arr.dtype.kind == "f":
         if not np.all(np.isfinite(arr)) or not np.all(arr == np.round(arr)):
             raise _invalid(name, "integers", min, max, value, repr_=True)
-    arr = arr.astype(np.int64)
+    return _in_range(name, "integers", arr.astype(np.int64), min, max)
+
+
+def _in_range(name: str, noun: str, arr: np.ndarray, min, max) -> np.ndarray:
+    """``arr`` if all its values lie within ``[min, max]``, else the one-line error."""
     if arr.size:
         lo, hi = arr.min(), arr.max()
         if min is not None and lo < min:
-            raise _invalid(name, "integers", min, max, lo)
+            raise _invalid(name, noun, min, max, lo)
         if max is not None and hi > max:
-            raise _invalid(name, "integers", min, max, hi)
+            raise _invalid(name, noun, min, max, hi)
     return arr
 
 
@@ -118,14 +122,7 @@ def check_number_array(name: str, value: object, *, min: float | None = None,
     arr = np.asarray(value)
     if arr.dtype == bool or arr.dtype.kind not in "iuf" or np.any(np.isnan(arr)):
         raise _invalid(name, "numbers", min, max, value, repr_=True)
-    arr = arr.astype(np.float64)
-    if arr.size:
-        lo, hi = arr.min(), arr.max()
-        if min is not None and lo < min:
-            raise _invalid(name, "numbers", min, max, lo)
-        if max is not None and hi > max:
-            raise _invalid(name, "numbers", min, max, hi)
-    return arr
+    return _in_range(name, "numbers", arr.astype(np.float64), min, max)
 
 
 def check_choice(name: str, value: object, choices: Iterable[str]) -> str:
