@@ -235,3 +235,88 @@ def test_variant_p_values_never_print_as_zero():
 
     assert variants._p(0.0) == "< 1e-300"
     assert variants._p(2.29e-74) == "2.29e-74" and variants._p(1.0) == "1"
+
+
+# --- decimal mark: a comma in French, a point in English -------------------------------------
+
+def death_by_faces(seconds: int, negative_hp: int, wounds: int, threshold: int = 176) -> float:
+    """Death chance of RULES.md 1.2 by rolling each face of the d100 by hand."""
+    modifier = (wounds + 1) * (seconds + negative_hp)
+    return sum(face + modifier >= threshold for face in range(1, 101)) / 100
+
+
+def markdown_section(md: str, title: str) -> str:
+    start = md.index(f"\n## {title}\n")
+    end = md.find("\n## ", start + 1)
+    return md[start:] if end < 0 else md[start:end]
+
+
+def table_cell(block: str, row_start: tuple[str, ...], column: str) -> str:
+    """The cell of the first Markdown table of ``block`` in ``column`` on the row beginning
+    with ``row_start``."""
+    lines = [ln for ln in block.splitlines() if ln.startswith("|")]
+    head = [c.strip() for c in lines[0].strip("|").split("|")]
+    for line in lines[2:]:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if tuple(cells[:len(row_start)]) == row_start:
+            return cells[head.index(column)]
+    raise AssertionError(f"no row {row_start}")
+
+
+@pytest.mark.parametrize("lang, mark", [("en", "."), ("fr", ",")])
+def test_death_table_uses_the_language_decimal_mark(reports, lang, mark):
+    md = (reports[lang] / "report.md").read_text(encoding="utf-8")
+    block = markdown_section(md, text("sec_death", lang))
+    p = death_by_faces(40, 10, 1)
+    assert p == 0.25  # (1 + 1) * (40 + 10) = 100: faces 76..100 kill
+    expected = f"{round(100 * p)}{mark}0 %"
+    assert table_cell(block, ("1", "10"), "40 s") == expected
+
+
+@pytest.mark.parametrize("lang, mark", [("en", "."), ("fr", ",")])
+def test_variant_table_death_at_40s_6hp_1w(reports, lang, mark):
+    md = (reports[lang] / "report.md").read_text(encoding="utf-8")
+    p = death_by_faces(40, 6, 1)
+    assert p == 0.17  # RULES.md 1.2, example 2: modifier 92, faces 84..100 kill
+    row = next(ln for ln in md.splitlines() if ln.startswith("| death.p@40s,6hp,1w |"))
+    assert f"| 0{mark}{round(100 * p)}00 |" in row
+    assert "0.1700" not in row if lang == "fr" else "0,1700" not in row
+
+
+def test_french_numeric_cells_and_captions_have_no_decimal_point(reports):
+    cells = {lang: re.findall(r"<td class='num'>([^<]*)</td>", html_of(reports[lang]))
+             for lang in ("en", "fr")}
+    assert len(cells["en"]) == len(cells["fr"])  # the comma keeps French numbers right-aligned
+    assert any(re.search(r"\d\.\d", c) for c in cells["en"])
+    assert not [c for c in cells["fr"] if re.search(r"\d\.\d", c)]
+    assert any(re.search(r"\d,\d", c) for c in cells["fr"])
+    md = (reports["fr"] / "report.md").read_text(encoding="utf-8")
+    captions = [ln for ln in md.splitlines() if ln.startswith(("*", "![")) or ln.startswith("- ")]
+    sections = re.compile(r"RULES\.md [\d.,\- ]+")  # "RULES.md 1.5, 2.6": no decimals
+    assert not [c for c in captions if re.search(r"\d\.\d", sections.sub("", c))]
+
+
+def test_formatters_take_the_language():
+    from balance.report.labels import count, decimal
+    from balance.report.topics._base import fmt_estimate, fmt_interval, fmt_percent, fmt_prob
+
+    assert fmt_percent(12.345) == "12.35 %" and fmt_percent(12.345, lang="fr") == "12,35 %"
+    assert fmt_prob(0.17) == "17.0 %" and fmt_prob(0.17, lang="fr") == "17,0 %"
+    assert fmt_interval(0.1, 0.125, lang="fr") == "10,00 % – 12,50 %"
+    assert fmt_estimate(0.5, 0.25, 0.75, lang="fr") == "50,0 % (25,0 % – 75,0 %)"
+    assert fmt_estimate(0.5, 0.25, 0.75) == "50.0 % (25.0 % – 75.0 %)"
+    assert decimal(0.5, lang="fr") == "0,5" and decimal(2.0) == "2" and decimal(1 / 3, 2) == "0.33"
+    fields = dict(fights=10, knockout=0.3, negative_hp="1d6", arrival="10+1d20", cunning=12,
+                  hours=24, policy="p")
+    assert "hors de combat 0,3 par combat" in text("campaign_scenario", "fr", **fields)
+    assert "knockout chance 0.3 per fight" in text("campaign_scenario", "en", **fields)
+    assert count(1234567, "fr") == "1\u202f234\u202f567"
+
+
+def test_render_html_right_aligns_french_numbers():
+    import pandas as pd
+
+    section = Section(key="s", title="t", tables=(Table("t", pd.DataFrame(
+        {"a": ["12,3 %", "1\u202f234,5 h", "12,30 % – 12,41 %", "0,1700"]})),))
+    page = bl.report.render_html([section], {"title": "T"}, "fr")
+    assert page.count("<td class='num'>") == 4

@@ -12,7 +12,7 @@ from .._atomic import write_folder
 from ..rules import Rules, resolve
 from .bundle import DEFAULT_SEED, DEFAULT_TRIALS, Bundle, compute_bundle
 from .html import render_html
-from .labels import check_lang, count, sources, text
+from .labels import check_lang, count, decimal, sources, text
 from .markdown import render_markdown
 from .sections import render_sections
 from .topics import available_topics
@@ -45,7 +45,7 @@ def report_meta(bundle: Bundle, lang: str, *, elapsed: float | None = None
         text("generated", lang): datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
     }
     if elapsed is not None:
-        meta[text("build_time", lang)] = f"{elapsed:.1f} s"
+        meta[text("build_time", lang)] = f"{decimal(elapsed, 1, lang)} s"
     meta["missing"] = list(bundle.missing)
     return meta
 

@@ -11,8 +11,8 @@ from importlib import resources
 
 from ..errors import check_choice, did_you_mean
 
-__all__ = ["LANGS", "check_lang", "text", "count", "sources", "name_column",
-           "unit_name"]
+__all__ = ["LANGS", "check_lang", "text", "count", "decimal", "decimal_mark", "sources",
+           "name_column", "unit_name"]
 
 #: languages every label has
 LANGS = ("en", "fr")
@@ -37,7 +37,11 @@ def text(key: str, lang: str = "en", **fields: object) -> str:
     except KeyError:
         raise KeyError(f"no label '{key}'{did_you_mean(key, labels)}") from None
     template = entry.get(lang) or entry["en"]
-    return template.format(**fields) if fields else template
+    if not fields:
+        return template
+    shown = {k: decimal_mark(str(v), lang) if isinstance(v, float) else v
+             for k, v in fields.items()}
+    return template.format(**shown)
 
 
 def count(value: int, lang: str = "en") -> str:
@@ -45,6 +49,22 @@ def count(value: int, lang: str = "en") -> str:
     ``20 000`` (narrow no-break space) in French."""
     shown = f"{int(value):,}"
     return shown.replace(",", "\u202f") if lang == "fr" else shown
+
+
+def decimal(value: float, digits: int | None = None, lang: str = "en") -> str:
+    """A number with the language's decimal mark: ``12.3`` in English, ``12,3`` in French.
+
+    ``digits`` fixes the number of decimals; ``None`` shows the shortest form (``:g``,
+    ``0.5`` -> ``"0.5"``, ``2.0`` -> ``"2"``). Non-finite values are shown as they are.
+    """
+    shown = f"{value:.{digits}f}" if digits is not None else f"{value:g}"
+    return decimal_mark(shown, lang)
+
+
+def decimal_mark(shown: str, lang: str) -> str:
+    """``shown`` (a number already written by Python, e.g. ``"0.1700"``) with the decimal
+    mark of ``lang`` (``"0,1700"`` in French)."""
+    return shown.replace(".", ",") if lang == "fr" else shown
 
 
 def sources(names, lang: str = "en") -> str:

@@ -1,15 +1,18 @@
 """What every topic's ``render`` shares: the context and the provenance block."""
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+import pandas as pd
+
 from ...rules import Rules
-from ..labels import count, text
+from ..labels import count, decimal, decimal_mark, text
 from ..model import Figure, Section, Table
 
 __all__ = ["Context", "make_section", "fmt_percent", "fmt_prob", "fmt_interval", "fmt_estimate",
-           "short_value"]
+           "short_value", "localise_frame"]
 
 
 @dataclass(frozen=True)
@@ -61,26 +64,53 @@ def make_section(ctx: Context, key: str, *, title: str, text_key: str | None = N
         default = (ctx.t("exact_note"),)
     return Section(key=key, title=ctx.t(title),
                    text=ctx.t(text_key, **(text_fields or {})) if text_key else "",
-                   figures=tuple(figures), tables=tuple(tables), provenance=tuple(provenance),
+                   figures=tuple(figures),
+                   tables=tuple(dataclasses.replace(t, frame=localise_frame(t.frame, ctx.lang))
+                                for t in tables), provenance=tuple(provenance),
                    assumed=_assumed_lines(ctx.rules, rules_sections),
                    notes=default if notes is None else tuple(notes))
 
 
-def fmt_percent(x: float, digits: int = 2) -> str:
-    """A value already in percent (``12.345`` -> ``"12.35 %"``)."""
-    return f"{x:.{digits}f} %"
+def localise_frame(frame: pd.DataFrame, lang: str) -> pd.DataFrame:
+    """``frame`` with its non-integer float cells, index and column labels written with the
+    language's decimal mark (English frames are returned as they are)."""
+    if lang == "en":
+        return frame
+
+    def one(v: object) -> object:
+        if isinstance(v, float):
+            return decimal_mark(str(v), lang)
+        return v
+
+    def labels(index: pd.Index) -> pd.Index:
+        if isinstance(index, pd.MultiIndex):
+            return index.set_levels([lv.map(one) for lv in index.levels])
+        return index if isinstance(index, pd.RangeIndex) else index.map(one)
+
+    out = frame.copy()
+    floats = [c for c in out.columns if pd.api.types.is_float_dtype(out[c])]
+    for c in floats:
+        out[c] = out[c].map(lambda v: v if pd.isna(v) else one(float(v))).astype(object)
+    out.index = labels(out.index)
+    out.columns = labels(out.columns)
+    return out
 
 
-def fmt_prob(p: float, digits: int = 1) -> str:
-    """A probability as a percentage (``0.1234`` -> ``"12.3 %"``)."""
-    return fmt_percent(100 * p, digits)
+def fmt_percent(x: float, digits: int = 2, lang: str = "en") -> str:
+    """A value already in percent (``12.345`` -> ``"12.35 %"``, French ``"12,35 %"``)."""
+    return f"{decimal(x, digits, lang)} %"
 
 
-def fmt_interval(low: float, high: float, digits: int = 2) -> str:
+def fmt_prob(p: float, digits: int = 1, lang: str = "en") -> str:
+    """A probability as a percentage (``0.1234`` -> ``"12.3 %"``, French ``"12,3 %"``)."""
+    return fmt_percent(100 * p, digits, lang)
+
+
+def fmt_interval(low: float, high: float, digits: int = 2, lang: str = "en") -> str:
     """A 95 % interval as percentages (``"12.30 % – 12.41 %"``)."""
-    return f"{fmt_prob(low, digits)} – {fmt_prob(high, digits)}"
+    return f"{fmt_prob(low, digits, lang)} – {fmt_prob(high, digits, lang)}"
 
 
-def fmt_estimate(p: float, low: float, high: float, digits: int = 1) -> str:
+def fmt_estimate(p: float, low: float, high: float, digits: int = 1, lang: str = "en") -> str:
     """An estimate with its 95 % interval (``"12.3 % (11.0 % – 13.6 %)"``)."""
-    return f"{fmt_prob(p, digits)} ({fmt_interval(low, high, digits)})"
+    return f"{fmt_prob(p, digits, lang)} ({fmt_interval(low, high, digits, lang)})"

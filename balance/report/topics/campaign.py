@@ -32,8 +32,8 @@ def render(results: dict, ctx: Context):
     risk = sim.extra["knockout_risk"]
     shown = pd.DataFrame({
         ctx.t("wounds_carried"): risk["wounds_carried"], ctx.t("trials"): risk["trials"],
-        ctx.t("col_estimate"): risk["probability"].map(lambda p: fmt_prob(p, 2)),
-        ctx.t("col_ci"): [fmt_interval(a, b)
+        ctx.t("col_estimate"): risk["probability"].map(lambda p: fmt_prob(p, 2, lang=ctx.lang)),
+        ctx.t("col_ci"): [fmt_interval(a, b, lang=ctx.lang)
                           for a, b in zip(risk["ci_low"], risk["ci_high"])]})
     s = SCENARIO
     scenario = ctx.t("campaign_scenario", fights=s["fights"], knockout=s["knockout_chance"],

@@ -31,7 +31,7 @@ def render(results: dict, ctx: Context):
     fig = figure_from_axes(f"{KEY}_curves", ax, ctx.t("death_title"))
     grid = results["grid"]
     wide = grid.pivot_table(index=["wounds", "negative_hp"], columns="seconds",
-                            values="probability").map(fmt_prob)
+                            values="probability").map(lambda p: fmt_prob(p, lang=ctx.lang))
     wide.index.names = [ctx.t("wounds"), ctx.t("negative_hp")]
     wide.columns = pd.Index([f"{s} s" for s in wide.columns], name=ctx.t("seconds"))
     return make_section(ctx, KEY, title="sec_death", text_key="sec_death_text",

@@ -6,8 +6,9 @@ from types import SimpleNamespace
 
 from ... import percentile, plots
 from ...rules import Rules
+from ..labels import decimal
 from ..model import Table, figure_from_axes
-from ._base import Context, make_section
+from ._base import Context, fmt_prob, make_section
 
 KEY = "duels"
 REQUIRES = ("balance.percentile", "balance.montecarlo")
@@ -29,7 +30,8 @@ def compute(rules: Rules, settings) -> dict:
 def render(results: dict, ctx: Context):
     table = results["duels"]
     ax = plots.duel_gap(table, lang=ctx.lang)
-    wide = table.assign(cell=[f"{100 * p:.1f} % ({100 * a:.1f}–{100 * b:.1f})" for p, a, b in
+    wide = table.assign(cell=[f"{fmt_prob(p, lang=ctx.lang)} ({decimal(100 * a, 1, ctx.lang)}–"
+                              f"{decimal(100 * b, 1, ctx.lang)})" for p, a, b in
                               zip(table["first_wins"], table["ci_low"], table["ci_high"])])
     wide = wide.pivot_table(index="first_skill", columns="second_skill", values="cell",
                             aggfunc="first")

@@ -41,10 +41,10 @@ def render(results: dict, ctx: Context):
         ctx.t("col_encounter"): table["encounter"],
         ctx.t("calibration"): table["calibration"].map(str),
         ctx.t("col_challenge"): table["calibration"].map(lambda c: _challenge(c, ctx)),
-        ctx.t("party_win_rate"): list(map(fmt_estimate, table["party_win_rate"],
-                                          table["win_ci_low"], table["win_ci_high"])),
-        ctx.t("knockout_rate"): list(map(fmt_estimate, table["knockout_rate"],
-                                         table["ko_ci_low"], table["ko_ci_high"]))})
+        ctx.t("party_win_rate"): [fmt_estimate(*v, lang=ctx.lang) for v in zip(
+            table["party_win_rate"], table["win_ci_low"], table["win_ci_high"])],
+        ctx.t("knockout_rate"): [fmt_estimate(*v, lang=ctx.lang) for v in zip(
+            table["knockout_rate"], table["ko_ci_low"], table["ko_ci_high"])]})
     run = SimpleNamespace(trials=int(table["trials"].iloc[0]), seed=table["seed"].iloc[0])
     return make_section(ctx, KEY, title="sec_encounters", text_key="sec_encounters_text",
                         rules_sections=RULES_SECTIONS, simulated=[run],

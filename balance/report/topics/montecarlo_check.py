@@ -33,9 +33,9 @@ def render(results: dict, ctx: Context):
     shown = shown[(shown["exact"] > 0) | (shown["probability"] > 0)]
     shown = shown.assign(**{
         ctx.t("injury"): shown[name],
-        ctx.t("exact"): shown["exact"].map(lambda p: fmt_prob(p, 2)),
-        ctx.t("col_estimate"): shown["probability"].map(lambda p: fmt_prob(p, 2)),
-        ctx.t("col_ci"): [fmt_interval(lo, hi)
+        ctx.t("exact"): shown["exact"].map(lambda p: fmt_prob(p, 2, lang=ctx.lang)),
+        ctx.t("col_estimate"): shown["probability"].map(lambda p: fmt_prob(p, 2, lang=ctx.lang)),
+        ctx.t("col_ci"): [fmt_interval(lo, hi, lang=ctx.lang)
                           for lo, hi in zip(shown["ci_low"], shown["ci_high"])]})
     cols = [ctx.t("injury"), ctx.t("exact"), ctx.t("col_estimate"), ctx.t("col_ci")]
     return make_section(ctx, KEY, title="sec_mc", text_key="sec_mc_text",

@@ -5,6 +5,7 @@ from ... import plots
 from ...names import label
 from ...rules import Rules
 from .. import data
+from ..labels import decimal
 from ..model import Table, figure_from_axes
 from ._base import Context, fmt_percent, fmt_prob, make_section
 
@@ -25,9 +26,9 @@ def render(results: dict, ctx: Context):
     best = results["best"][["psychology", "ask", "unchanged", "partial", "full",
                             "expected_change"]].copy()
     for col in ("unchanged", "partial", "full"):
-        best[col] = best[col].map(lambda p: fmt_prob(p, 0))
-    best["expected_change"] = best["expected_change"].map(fmt_percent)
-    best["ask"] = best["ask"].map("{:g}".format)
+        best[col] = best[col].map(lambda p: fmt_prob(p, 0, lang=ctx.lang))
+    best["expected_change"] = best["expected_change"].map(lambda x: fmt_percent(x, lang=ctx.lang))
+    best["ask"] = best["ask"].map(lambda a: decimal(a, lang=ctx.lang))
     outcomes = {k: label(row, ctx.lang)
                 for k, row in ctx.rules["negotiation"]["outcomes"].items()}
     best = best.rename(columns={"psychology": ctx.t("col_psychology"),

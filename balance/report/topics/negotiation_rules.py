@@ -6,6 +6,7 @@ import pandas as pd
 from ... import plots
 from ...rules import Rules
 from .. import data
+from ..labels import decimal
 from ..model import Table, figure_from_axes
 from ._base import Context, fmt_percent, fmt_prob, make_section
 
@@ -25,12 +26,14 @@ def render(results: dict, ctx: Context):
     table = results["table"]
     ax = plots.negotiation_rules(table, lang=ctx.lang)
     names = {"psychology": ctx.t("psychology_rule"), "charisma": ctx.t("charisma_rule")}
+    lang = ctx.lang
     shown = pd.DataFrame({
         ctx.t("col_rule"): table["rule"].map(names),
         ctx.t("col_value_rule"): table["value"],
-        ctx.t("check_chance"): table["check_chance"].map(lambda p: fmt_prob(p, 0)),
-        ctx.t("expected_change"): table["expected_change"].map(fmt_percent),
-        ctx.t("col_best_ask"): table["best_ask"].map(lambda a: "" if pd.isna(a) else f"{a:g}")})
+        ctx.t("check_chance"): table["check_chance"].map(lambda p: fmt_prob(p, 0, lang=lang)),
+        ctx.t("expected_change"): table["expected_change"].map(lambda x: fmt_percent(x, lang=lang)),
+        ctx.t("col_best_ask"): table["best_ask"].map(
+            lambda a: "" if pd.isna(a) else decimal(a, lang=lang))})
     return make_section(ctx, KEY, title="sec_negotiation_rules",
                         text_key="sec_negotiation_rules_text",
                         text_fields={"difficulty": DIFFICULTY, "price": PRICE},

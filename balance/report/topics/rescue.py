@@ -36,9 +36,9 @@ def render(results: dict, ctx: Context):
              "total": ctx.t("death_total")}
     shown = pd.DataFrame({
         ctx.t("wounds"): death["wounds"], ctx.t("death_kind"): death["death"].map(kinds),
-        ctx.t("exact"): death["exact"].map(lambda p: fmt_prob(p, 2)),
-        ctx.t("col_estimate"): death["probability"].map(lambda p: fmt_prob(p, 2)),
-        ctx.t("col_ci"): [fmt_interval(a, b)
+        ctx.t("exact"): death["exact"].map(lambda p: fmt_prob(p, 2, lang=ctx.lang)),
+        ctx.t("col_estimate"): death["probability"].map(lambda p: fmt_prob(p, 2, lang=ctx.lang)),
+        ctx.t("col_ci"): [fmt_interval(a, b, lang=ctx.lang)
                           for a, b in zip(death["ci_low"], death["ci_high"])]})
     scenario = ctx.t("rescue_scenario", arrival=SCENARIO["arrival"],
                      negative_hp=SCENARIO["negative_hp"], ap=SCENARIO["action_ap"])

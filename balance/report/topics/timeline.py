@@ -39,7 +39,8 @@ def render(results: dict, ctx: Context):
     answered = pd.DataFrame({
         ctx.t("col_cooldown"): counts.index.to_numpy(),
         ctx.t("col_answered"): [f"{a} / {n}" for a, n in zip(counts["sum"], counts["size"])],
-        ctx.t("col_share"): [fmt_prob(a / n, 0) for a, n in zip(counts["sum"], counts["size"])]})
+        ctx.t("col_share"): [fmt_prob(a / n, 0, lang=ctx.lang)
+                             for a, n in zip(counts["sum"], counts["size"])]})
     log = results["log"]
     log = log[log["event"] != "charge"] if len(log) > 12 else log
     event = log["event"].map(lambda e: ctx.t(f"event_{e}"))

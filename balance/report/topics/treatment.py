@@ -7,6 +7,7 @@ from matplotlib.figure import Figure
 from ... import plots
 from ...rules import Rules
 from ...treatment import cure_table, levels
+from ..labels import decimal
 from ..model import Table, figure_from_axes
 from ._base import Context, fmt_prob, make_section
 
@@ -20,8 +21,8 @@ def compute(rules: Rules, settings) -> dict:
     return {"cure": cure_table(rules=rules)}
 
 
-def _hours(h: float) -> str:
-    return "∞" if not np.isfinite(h) else f"{h:.1f} h"
+def _hours(h: float, lang: str = "en") -> str:
+    return "∞" if not np.isfinite(h) else f"{decimal(h, 1, lang)} h"
 
 
 def render(results: dict, ctx: Context):
@@ -37,7 +38,7 @@ def render(results: dict, ctx: Context):
     if ctx.lang == "fr":  # level names from the rules data
         names = levels(rules=ctx.rules).set_index("level")["level_fr"]
         shown["level"] = shown["level"].map(lambda v: names.get(v, v))
-    shown["cell"] = [f"{fmt_prob(p)} / {_hours(h)}"
+    shown["cell"] = [f"{fmt_prob(p, lang=ctx.lang)} / {_hours(h, ctx.lang)}"
                      for p, h in zip(shown["chance"], shown["expected_hours"])]
     wide = shown.pivot_table(index=["level", "modifier"], columns="cunning", values="cell",
                              aggfunc="first", sort=False)

@@ -11,7 +11,7 @@ import pandas as pd
 from ... import plots
 from ...rules import Rules, default_rules, load_rules
 from .. import data
-from ..labels import count, unit_name
+from ..labels import count, decimal_mark, unit_name
 from ..model import Table, figure_from_axes
 from ._base import Context, make_section
 
@@ -67,6 +67,11 @@ def _p(p: float) -> str:
     return p_text(p)
 
 
+def _mark(shown: str, ctx: Context) -> str:
+    """A number written by :mod:`balance.regression` with the decimal mark of ``ctx.lang``."""
+    return decimal_mark(shown, ctx.lang)
+
+
 def _shown(frame: pd.DataFrame, name: str, ctx: Context) -> pd.DataFrame:
     """Every Monte Carlo metric and every exact metric that changed, as display strings."""
     from ...regression.checking import change_text, value_text
@@ -78,12 +83,13 @@ def _shown(frame: pd.DataFrame, name: str, ctx: Context) -> pd.DataFrame:
                               for m, c in zip(rows["metric"], rows["category"])],
         ctx.t("col_kind"): rows["exact"].map({True: ctx.t("kind_exact"),
                                               False: ctx.t("kind_mc")}),
-        ctx.t("col_base"): [value_text(v, u) for v, u in zip(rows["base"], rows["unit"])],
-        ctx.t("col_variant_side"): [value_text(v, u)
+        ctx.t("col_base"): [_mark(value_text(v, u), ctx)
+                             for v, u in zip(rows["base"], rows["unit"])],
+        ctx.t("col_variant_side"): [_mark(value_text(v, u), ctx)
                                     for v, u in zip(rows["variant"], rows["unit"])],
-        ctx.t("col_change"): [change_text(v, u, unit_name(u, ctx.lang))
+        ctx.t("col_change"): [_mark(change_text(v, u, unit_name(u, ctx.lang)), ctx)
                               for v, u in zip(rows["change"], rows["unit"])],
-        ctx.t("col_test"): [ctx.t("exact") if e else _p(p)
+        ctx.t("col_test"): [ctx.t("exact") if e else _mark(_p(p), ctx)
                             for e, p in zip(rows["exact"], rows["p_adjusted"])],
         ctx.t("col_significant"): rows["significant"].map({True: yes, False: no}),
         ctx.t("col_moved"): rows["moved"].map({True: yes, False: no}),
