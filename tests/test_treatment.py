@@ -167,8 +167,11 @@ def test_distribution_is_geometric_at_the_attempt_end_times():
     np.testing.assert_allclose(frame["probability"], [p * (1 - p) ** j for j in range(6)])
     np.testing.assert_allclose(frame["cumulative"], np.cumsum(frame["probability"]))
     default = tr.cure_time_distribution(12, "Weak", "full", tail=1e-6)
-    assert 1 - default["probability"].sum() <= 1e-6
-    assert 1 - default["probability"].iloc[:-1].sum() > 1e-6  # no more rows than needed
+    rows, left = 0, 1.0          # the fewest attempts after which less than 1e-6 is left uncured
+    while left > 1e-6:
+        rows, left = rows + 1, left * (1 - p)
+    assert len(default) == rows
+    assert 1 - default["probability"].sum() == pytest.approx(left, abs=1e-12)
     never = tr.cure_time_distribution(0, "Coma", "full")
     assert never["probability"].sum() == 0
 
