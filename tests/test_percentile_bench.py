@@ -15,6 +15,9 @@ from balance.percentile import _bench as pb
 P = bl.percentile
 AP2 = bl.rules.resolve(None).updated({"percentile": {"combat": {"ap_per_action": 2}}})
 FREE_RISE = bl.rules.resolve(None).updated({"percentile": {"duel": {"stand_up_turns": 0}}})
+# the earlier readings of RULES.md 3.1 and 3.3, kept as rules switches
+EARLIER = bl.rules.resolve(None).updated({"percentile": {
+    "contest": {"winner_must_succeed": True}, "combat": {"wound_every_hit": False}}})
 
 
 def test_python_tier_states_the_document():
@@ -70,8 +73,19 @@ SPECS = {
         P.combatant(50, weapon="great_axe", rules=FREE_RISE),
         P.combatant(90, shield="heater", armour=4, rules=FREE_RISE,
                     characteristics={"STR": 6, "SIZ": 7, "DEX": 6})),
+    # light blows, tough defenders: locations at or below 0 hit again (a serious wound and its
+    # Endurance roll each time, RULES.md 3.3)
+    "hit again at 0 or below": lambda: (
+        P.combatant(70, weapon=("1d3", "Small"), action_points=3),
+        P.combatant(60, weapon=("1d3", "Small"), endurance=90, action_points=2)),
+    # the same under the earlier readings (rules switches): first crossing only, and a side
+    # that did not succeed wins no special effects
+    "earlier readings": lambda: (
+        P.combatant(70, weapon=("1d3", "Small"), action_points=3, rules=EARLIER),
+        P.combatant(60, weapon=("1d3", "Small"), endurance=90, action_points=2,
+                    rules=EARLIER)),
 }
-RULES = {"2 A.P. per action": AP2, "stand up for free": FREE_RISE}
+RULES = {"2 A.P. per action": AP2, "stand up for free": FREE_RISE, "earlier readings": EARLIER}
 
 
 @pytest.mark.parametrize("name", list(SPECS))

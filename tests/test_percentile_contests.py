@@ -2,18 +2,18 @@
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import balance as bl
-from percentile_oracle import RANK, ref_tier
+from percentile_oracle import GRADE_FACTORS, RANK, ref_effects, ref_tier
 
 P = bl.percentile
-
-
+# the earlier reading of RULES.md 3.1, kept as a rules switch: only a side that succeeded wins
+OLD_READING = bl.rules.resolve(None).updated({"percentile": {"contest": {
+    "winner_must_succeed": True}}})
 
 
 def over_100(a: int, b: int) -> tuple[int, int]:
@@ -22,7 +22,7 @@ def over_100(a: int, b: int) -> tuple[int, int]:
     return max(a - x, 0), max(b - x, 0)
 
 
-def ref_contest(a: int, b: int):
+def ref_contest(a: int, b: int, winner_must_succeed: bool = False):
     """(opposed counts, differential counts) by walking every pair of rolls."""
     a, b = over_100(a, b)
     opposed = {"first_wins": 0, "second_wins": 0, "stalemate": 0}
@@ -40,10 +40,7 @@ def ref_contest(a: int, b: int):
                 opposed["stalemate"] += 1
             else:
                 opposed["first_wins" if r1 > r2 else "second_wins"] += 1
-            diff = t1 - t2
-            if (diff > 0 and not ok1) or (diff < 0 and not ok2):
-                diff = 0
-            effects[diff] += 1
+            effects[ref_effects(t1, t2, winner_must_succeed)] += 1
     return ({k: v / 1e4 for k, v in opposed.items()}, {k: v / 1e4 for k, v in effects.items()})
 
 
@@ -86,15 +83,32 @@ def test_contest_symmetry():
     assert d1.values == pytest.approx(d2.values[::-1])
 
 
-def test_failure_vs_fumble_gives_nothing_and_critical_vs_fumble_three():
+def test_effects_are_the_margin_between_tiers():
+    # RULES.md 3.1: fumble 0, failure 1, success 2, critical 3; failure vs fumble gives the
+    # failing side 1 effect, critical vs fumble 3, equal tiers none
     import numpy as np
 
-    assert P.effects_won(np.array([1, 3, 0, 2]), np.array([0, 0, 3, 1])).tolist() == [0, 3, -3, 1]
+    t1, t2 = np.array([1, 0, 3, 0, 2, 3, 1, 2]), np.array([0, 1, 0, 3, 1, 3, 1, 0])
+    assert P.effects_won(t1, t2).tolist() == [1, -1, 3, -3, 1, 0, 0, 2]
+    # the earlier reading, a rules switch: a side that did not succeed wins none
+    assert P.effects_won(t1, t2, OLD_READING).tolist() == [0, 0, 3, -3, 1, 0, 0, 2]
 
 
-GRADE_FACTORS = {"Very Easy": Fraction(2), "Easy": Fraction(3, 2), "Standard": Fraction(1),
-                 "Hard": Fraction(2, 3), "Formidable": Fraction(1, 2),
-                 "Herculean": Fraction(1, 5)}
+@pytest.mark.parametrize("a,b", [(70, 50), (65, 80), (3, 97), (130, 80)])
+def test_winner_must_succeed_switch_matches_enumeration(a, b):
+    _, effects = ref_contest(a, b, winner_must_succeed=True)
+    assert P.differential(a, b, rules=OLD_READING).to_dict() == pytest.approx(effects, abs=1e-12)
+
+
+def test_failure_against_fumble_is_the_whole_change():
+    # the two readings differ exactly on failure vs fumble: P(first fails) x P(second fumbles)
+    # moves from 0 to +1 (and symmetrically to -1). 70 vs 50: failures 26 + 2 = 28 faces of
+    # 100 fail without fumbling at 70 (71-98), fumbles 99-00; at 50: 51-98, 99-00.
+    new, old = P.differential(70, 50), P.differential(70, 50, rules=OLD_READING)
+    fail70, fumble70, fail50, fumble50 = 28 / 100, 2 / 100, 48 / 100, 2 / 100
+    assert new[1] - old[1] == pytest.approx(fail70 * fumble50, abs=1e-12)
+    assert new[-1] - old[-1] == pytest.approx(fail50 * fumble70, abs=1e-12)
+    assert new[0] - old[0] == pytest.approx(-(fail70 * fumble50 + fail50 * fumble70), abs=1e-12)
 
 
 @settings(derandomize=True, max_examples=25, deadline=None)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import balance as bl
-from percentile_oracle import ref_code
+from percentile_oracle import ref_code, ref_effects, ref_wound
 from balance import montecarlo
 from balance.percentile import exchange
 
@@ -17,10 +17,13 @@ P = bl.percentile
 # CON+SIZ 24, in table order: right leg, left leg, abdomen, chest, right arm, left arm, head
 HP = [5, 5, 6, 7, 4, 4, 5]
 RIGHT_ARM, HEAD = 4, 6
+# the earlier readings of RULES.md 3.1 / 3.3, kept as rules switches
+OLD_EFFECTS = bl.rules.resolve(None).updated({"percentile": {"contest": {
+    "winner_must_succeed": True}}})
 
 
 def run(att_skill, def_skill, rolls, *, defends=True, parry=True, weapon_size=1, parry_size=1,
-        armour=0, hp=None, endurance=22, knock=33, siz=13):
+        armour=0, hp=None, endurance=22, knock=33, siz=13, rules=None):
     hp = np.array([hp if hp is not None else HP])
     attacker = {"skill": np.array([att_skill]), "weapon_size": np.array([weapon_size])}
     defender = {"defends": np.array([defends]), "parry": np.array([parry]),
@@ -31,7 +34,7 @@ def run(att_skill, def_skill, rolls, *, defends=True, parry=True, weapon_size=1,
     base = {"attack": 50, "defence": 50, "endurance": 50, "knockback": 50, "location": 1,
             "damage": 1}
     base.update(rolls)
-    out = exchange(attacker, defender, {k: np.array([v]) for k, v in base.items()})
+    out = exchange(attacker, defender, {k: np.array([v]) for k, v in base.items()}, rules)
     return {k: v[0].item() for k, v in out.items()}
 
 
@@ -122,9 +125,68 @@ def test_knockback_when_raw_damage_exceeds_siz():
 
 
 def test_over_100_rule_in_the_exchange():
-    # 150 vs 80 -> 100 vs 30: a 99 is a fumble, a defence 40 fails; failure vs fumble: 0 effects
+    # 150 vs 80 -> 100 vs 30: a 99 is a fumble, a defence 40 fails; failure vs fumble: the
+    # defender wins the margin, 1 effect (RULES.md 3.1)
     out = run(150, 80, {"attack": 99, "defence": 40})
-    assert (out["attack_tier"], out["defence_tier"], out["effects"]) == (0, 1, 0)
+    assert (out["attack_tier"], out["defence_tier"], out["effects"]) == (0, 1, -1)
+    out = run(150, 80, {"attack": 99, "defence": 40}, rules=OLD_EFFECTS)
+    assert out["effects"] == 0                       # the earlier reading, a rules switch
+
+
+# -- a location already at or below 0 hit again (RULES.md 3.3), every roll enumerated -------
+OUTCOME_OF = {"fighting": 0, "death": 1, "unconsciousness": 2, "incapacitation": 3}
+
+
+def ref_hit_again(before, dmg, where, every_hit, att=70, endurance=40):
+    """Wound, Endurance passed and outcome of every (attack roll, Endurance roll) pair when an
+    unparried blow of ``dmg`` goes to ``where`` (the right arm or the head, 4 / 5 HP maximum)
+    at ``before`` hit points; written from RULES.md 3.3, roll by roll."""
+    top = {RIGHT_ARM: 4, HEAD: 5}[where]
+    wounds, passed, outcomes = [], [], []
+    for r1 in range(1, 101):
+        t1 = ref_code(r1, att)
+        for e in range(1, 101):
+            wound = ref_wound(before, dmg, top, every_hit) if t1 >= 2 else "none"
+            ok = opposed_first_wins(ref_code(e, endurance), e, t1, r1)
+            outcome = "fighting"
+            if wound == "major":
+                outcome = "incapacitation" if ok else "death" if where == HEAD \
+                    else "unconsciousness"
+            elif wound == "serious" and not ok:
+                outcome = "unconsciousness" if where == HEAD else "incapacitation"
+            wounds.append(["none", "minor", "serious", "major"].index(wound))
+            passed.append(ok and wound in ("serious", "major"))
+            outcomes.append(OUTCOME_OF[outcome])
+    return wounds, passed, outcomes
+
+
+@pytest.mark.parametrize("every_hit", [True, False])
+@pytest.mark.parametrize("where", [RIGHT_ARM, HEAD])
+@pytest.mark.parametrize("before,dmg", [(1, 1), (1, 3), (0, 1), (0, 3), (-1, 2), (-2, 2),
+                                        (-3, 5), (-4, 1), (-6, 2), (2, 0), (-1, 0)])
+def test_a_location_at_or_below_zero_hit_again(before, dmg, where, every_hit):
+    # no defence (a failure): a blow that lands wins >= 1 effect and picks the location with
+    # the fewest hit points, vital first on a tie: the head when it is as low as the right arm
+    grid = np.arange(1, 101)
+    att, end = np.repeat(grid, 100), np.tile(grid, 100)
+    m = att.size
+    hp = np.tile([9, 9, 9, 9, before, 9, before if where == HEAD else 9], (m, 1))
+    hp_max = np.tile([9, 9, 9, 9, 4, 9, 5], (m, 1))
+    one = lambda v: np.full(m, v)  # noqa: E731
+    rules = bl.rules.resolve(None).updated({"percentile": {"combat": {
+        "wound_every_hit": every_hit}}})
+    out = exchange({"skill": one(70), "weapon_size": one(1)},
+                   {"defends": one(False), "parry": one(True), "skill": one(50),
+                    "parry_size": one(1), "armour": np.zeros((m, 7), dtype=int), "hp": hp,
+                    "hp_max": hp_max, "siz": one(13), "endurance": one(40),
+                    "knockback_skill": one(33)},
+                   {"attack": att, "defence": one(50), "endurance": end, "knockback": one(50),
+                    "location": one(1), "damage": one(dmg)}, rules)
+    assert (out["location"][out["hit"]] == where).all()
+    wounds, passed, outcomes = ref_hit_again(before, dmg, where, every_hit)
+    assert out["wound"].tolist() == wounds
+    assert out["endurance_passed"].tolist() == passed
+    assert out["outcome"].tolist() == outcomes
 
 
 # -- statistics against exact single exchanges ------------------------------------------
@@ -163,9 +225,7 @@ def exact_exchange():
             pr = p_def[t2] / 100
             if pr == 0:
                 continue
-            e = t1 - t2
-            if (e > 0 and t1 < 2) or (e < 0 and t2 < 2):
-                e = 0
+            e = ref_effects(t1, t2)
             eff_att += pr * max(e, 0)
             eff_def += pr * max(-e, 0)
             if t1 < 2:
@@ -256,9 +316,7 @@ def exact_effects(att, dfn, defends):
         t1 = ref_code(r1, att)
         for r2 in range(1, 101):
             t2 = ref_code(r2, dfn) if defends else 1
-            e = t1 - t2
-            if (e > 0 and t1 < 2) or (e < 0 and t2 < 2):
-                e = 0
+            e = ref_effects(t1, t2)
             values["att"].append(max(e, 0))
             values["def"].append(max(-e, 0))
     return {k: (float(np.mean(v)), float(np.var(v))) for k, v in values.items()}
@@ -421,3 +479,73 @@ def test_endurance_failures_per_attack_roll_match_the_opposed_roll(endurance):
         want = [sum(not opposed_first_wins(ref_code(e, endurance), e, int(t1), r1)
                     for e in range(1, 101)) for r1, t1 in zip(range(1, 101), a_tier)]
         assert got.tolist() == want, skill
+
+
+# -- repeated serious wounds in a duel: the kernel against an exact enumeration ---------------
+def exact_chain(every_hit, att=70, par=50, endurance=50, attacks=3, arm=4, dmg=2):
+    """One round: a fast attacker with ``attacks`` A.P. strikes ``dmg`` at a defender with one
+    A.P. (a same-size parry of the first blow blocks all; the others meet no defence). Every
+    blow that lands wins an effect and picks the right arm (``arm`` HP, the weapon arm): a
+    serious wound with a failed Endurance roll (opposed to the attack roll) incapacitates.
+    Returns P(attacker wins), mean and mean square of serious-or-worse wounds per duel, and
+    the mean number of exchanges (the duel stops at the wound that takes the defender out), by
+    enumeration over attack, parry and Endurance rolls and a chain over the blows."""
+    p_parry_fails = sum(ref_code(r, par) < 2 for r in range(1, 101)) / 100
+    land_fail = land_pass = 0.0                 # per unparried blow: lands and Endurance ...
+    for r1 in range(1, 101):
+        t1 = ref_code(r1, att)
+        if t1 < 2:
+            continue
+        fail = sum(not opposed_first_wins(ref_code(e, endurance), e, t1, r1)
+                   for e in range(1, 101)) / 100
+        land_fail += fail / 100
+        land_pass += (1 - fail) / 100
+    # state: (blows landed, serious wounds, out) -> probability
+    states = {(0, 0, False): 1.0}
+    exchanges = 0.0
+    for i in range(attacks):
+        exchanges += sum(p for (_, _, out), p in states.items() if not out)
+        q = p_parry_fails if i == 0 else 1.0
+        nxt: dict = {}
+        for (k, s, out), p in states.items():
+            if out:
+                nxt[(k, s, out)] = nxt.get((k, s, out), 0.0) + p
+                continue
+            wound = ref_wound(arm - k * dmg, dmg, arm, every_hit)
+            miss = 1 - q * (land_fail + land_pass)
+            nxt[(k, s, False)] = nxt.get((k, s, False), 0.0) + p * miss
+            if wound in ("serious", "major"):
+                # major: out whatever the roll; serious on the weapon arm: out if failed
+                for fails, pr in ((True, land_fail), (False, land_pass)):
+                    key = (k + 1, s + 1, fails or wound == "major")
+                    nxt[key] = nxt.get(key, 0.0) + p * q * pr
+            else:
+                key = (k + 1, s, False)
+                nxt[key] = nxt.get(key, 0.0) + p * q * (land_fail + land_pass)
+        states = nxt
+    win = sum(p for (_, _, out), p in states.items() if out)
+    mean = sum(p * s for (_, s, _), p in states.items())
+    square = sum(p * s * s for (_, s, _), p in states.items())
+    return win, mean, square, exchanges
+
+
+@pytest.mark.parametrize("every_hit", [True, False])
+def test_repeated_serious_wounds_against_exact_chain(every_hit):
+    # the weapon arm goes 4 -> 2 -> 0 (serious) -> -2: serious again, with its Endurance roll
+    # (RULES.md 3.3), or nothing new under the earlier reading (combat.wound_every_hit = false)
+    rules = bl.rules.resolve(None).updated({"percentile": {"combat": {
+        "wound_every_hit": every_hit}}})
+    first = P.combatant(70, weapon=("2", "Medium"), characteristics={"DEX": 30, "INT": 30},
+                        action_points=3, rules=rules)
+    second = P.combatant(50, weapon=("0", "Medium"), endurance=50, action_points=1, rules=rules)
+    assert list(second.hit_points) == HP
+    n = 200_000
+    spec = P.duel_spec(first, second, max_rounds=1, rules=rules)
+    t = montecarlo.run(partial(P.duel_sampler, spec=spec), n, seed=2026, progress=False).totals
+    assert t["wins"][1] == 0 and t["knockbacks"] == 0
+    win, mean, square, exchanges = exact_chain(every_hit)
+    assert abs(t["exchanges"] / n - exchanges) <= 5 * 1.0 / math.sqrt(n)   # 1..3: sd <= 1
+    assert abs(t["wins"][0] / n - win) <= 5 * math.sqrt(win * (1 - win) / n)
+    sd = math.sqrt(square - mean ** 2)
+    assert abs(t["serious_wounds"][1] / n - mean) <= 5 * sd / math.sqrt(n)
+    assert (t["kinds"][0, 3] == t["wins"][0])          # the weapon arm: incapacitation

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -10,14 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import balance as bl
-from percentile_oracle import ref_tier
+from percentile_oracle import GRADE_FACTORS as GRADES
+from percentile_oracle import ref_graded, ref_tier
 from balance import montecarlo
 
 P = bl.percentile
-GRADES = {"Very Easy": Fraction(2), "Easy": Fraction(3, 2), "Standard": Fraction(1),
-          "Hard": Fraction(2, 3), "Formidable": Fraction(1, 2), "Herculean": Fraction(1, 5)}
-
-
 
 
 def ref_tiers(skill: int) -> dict[str, float]:
@@ -45,6 +41,25 @@ def test_grades_round_up_then_enumerate(skill, grade):
     modified = math.ceil(skill * GRADES[grade])
     assert P.graded_skill(skill, grade) == modified
     assert P.tiers(skill, grade=grade).to_dict() == pytest.approx(ref_tiers(modified), abs=1e-15)
+
+
+def test_grade_adjusted_skill_of_every_skill_1_to_200():
+    # RULES.md 3.1: skill x factor, fractions rounded up; Herculean x1/10
+    table = P.tier_table(range(1, 201))
+    modified = table.drop_duplicates(["skill", "grade"]).set_index(["skill", "grade"])
+    for grade in GRADES:
+        want = [ref_graded(s, grade) for s in range(1, 201)]
+        assert [P.graded_skill(s, grade) for s in range(1, 201)] == want, grade
+        assert modified.xs(grade, level="grade")["modified_skill"].tolist() == want, grade
+
+
+def test_herculean_is_a_tenth_and_the_grade_table_is_flagged_assumed():
+    assert [P.graded_skill(s, "Herculean") for s in (65, 70, 100, 101, 9, 1)] == \
+        [7, 7, 10, 11, 1, 1]
+    assert P.graded_skill(65, "Herculéen") == 7
+    rules = bl.rules.resolve(None)
+    assert "percentile.grades.table" in rules.assumptions["key"].tolist()
+    assert "percentile.grades.table" in rules.assumed_under("percentile")
 
 
 def test_issue_examples():

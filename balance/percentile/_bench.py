@@ -134,6 +134,7 @@ def python_duels(n: int, rnd: random.Random, spec=None) -> dict[str, int]:
     prone_grade = find_grade(duel["prone_grade"], rules)
     blocks = list(combat["sizes"]["parry_block"])
     stand_turns, min_damage = duel["stand_up_turns"], duel["minimum_damage"]
+    every_hit = combat["wound_every_hit"]           # RULES.md 3.3 (False: first crossing)
     cost = combat["ap_per_action"]                  # A.P. per turn or defence
     location, stun_roll = _roller(sec["hit_locations"]["roll"], rnd), _roller(combat["stun_roll"],
                                                                               rnd)
@@ -224,8 +225,12 @@ def python_duels(n: int, rnd: random.Random, spec=None) -> dict[str, int]:
                     before = hpd[loc]
                     after = hpd[loc] = before - damage
                     top = dfn.hp_max[loc]
-                    major = after <= -top < before
-                    serious = not major and after <= 0 < before
+                    if every_hit:                           # after every damaging hit
+                        major = damage > 0 and after <= -top
+                        serious = damage > 0 and not major and after <= 0
+                    else:                                   # the first crossing only
+                        major = after <= -top < before
+                        serious = not major and after <= 0 < before
                     outcome = 0
                     if major or serious:
                         serious_wounds += 1

@@ -98,6 +98,7 @@ class Tables:
     knock_fails: np.ndarray  # (2, die + 1) bool: a knockback roll that fails
     has_shield: np.ndarray
     stand_turns: int
+    every_hit: bool      # combat.wound_every_hit: every damaging hit at <= 0 HP is a wound
     # per attacker side, by combo * die + attack - 1: how many of the defender's Endurance
     # rolls fail to win the opposed roll against that attack roll
     endurance_fails: tuple
@@ -201,7 +202,7 @@ def tables(spec) -> Tables:
         knock_fails=np.stack([np.concatenate([[False], tier_lookup(rules)[
             min(x.knockback_skill, _skill_cap(rules)), 1:] < SUCCESS]) for x in f]),
         has_shield=np.array([x.shield_size >= 0 for x in f]),
-        stand_turns=duel["stand_up_turns"],
+        stand_turns=duel["stand_up_turns"], every_hit=bool(combat["wound_every_hit"]),
         endurance_fails=tuple(fails), **_wound_tables(rules, vital, keys))
 
 
@@ -414,8 +415,11 @@ def _exchange(g: Group, t: Tables, idx: np.ndarray | None, a: int, rnd: int, res
     hp_flat[flat] = after
     best_d[gi] = np.minimum(best_d[gi], after * (2 * L) + t.key_offset[d][loc])
     top = t.hp_max[d][loc]
-    wounded = np.flatnonzero((after <= 0) & (before > -top) & (
-        (before > 0) | (after <= -top)))
+    if t.every_hit:             # RULES.md 3.3: by the hit points after every damaging hit
+        wounded = np.flatnonzero((after <= 0) & (damage > 0))
+    else:                       # the earlier reading: the first crossing of 0 or -max only
+        wounded = np.flatnonzero((after <= 0) & (before > -top) & (
+            (before > 0) | (after <= -top)))
     if wounded.size:
         _wounds(g, t, wounded, u[h], gi, loc, after, top, a, rnd, res, gen)
     kb = (raw > t.siz[d]).nonzero()[0]     # knocked back (the blow was not evaded)
@@ -431,7 +435,7 @@ def _wounds(g: Group, t: Tables, w: np.ndarray, u: np.ndarray, gi: np.ndarray,
     """Serious and major wounds of the blows ``w`` (indices into the hit arrays)."""
     d = 1 - a
     gw, lw = gi[w], loc[w]
-    major = after[w] <= -top[w]             # else serious (a first drop to 0 or below)
+    major = after[w] <= -top[w]             # else serious (at or below 0)
     res.serious[d] += w.size
     fs = g.first_serious[gw]
     g.first_serious[gw[fs == 0]] = rnd

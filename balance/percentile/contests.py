@@ -56,8 +56,15 @@ def opposed_outcome(tier1, roll1, tier2, roll2, rules: RulesLike = None) -> np.n
 def effects_won(tier1, tier2, rules: RulesLike = None) -> np.ndarray:
     """Special effects of a differential roll, signed (+ first side, - second side).
 
-    Difference of the tiers' values; a side that did not succeed wins none (failure vs fumble
-    gives 0) when ``contest.winner_must_succeed``; capped at ``contest.max_effects``.
+    RULES.md 3.1: the margin between the tiers' values (fumble 0, failure 1, success 2,
+    critical 3), won by the better side, so failure vs fumble gives the failing side 1 and
+    critical vs fumble 3; capped at ``contest.max_effects``. The rules switch
+    ``contest.winner_must_succeed = true`` restores the earlier reading: a side that did not
+    succeed wins none (failure vs fumble gives 0).
+
+    >>> import balance as bl
+    >>> bl.percentile.effects_won([1, 3], [0, 0]).tolist()
+    [1, 3]
     """
     sec = section(rules)
     values = np.array([row["value"] for row in sec["tiers"]["table"]])

@@ -1,7 +1,7 @@
 """One melee exchange (RULES.md 3.3), vectorised over duels and fed explicit dice.
 
 :func:`exchange` is pure: the simulator draws the dice, tests feed fixed ones. Policies the
-document leaves open (stated in docs/readme/percentile.md):
+document leaves open (stated in the README, Percentile rules: Duels):
 
 - skills over 100: the over-100 rule between attack and defence when the defender rolls;
 - special effects (count = differential roll): an attacker whose blow lands spends the first on
@@ -11,8 +11,11 @@ document leaves open (stated in docs/readme/percentile.md):
 - raw damage = weapon dice + damage modifier (never below ``duel.minimum_damage``); knockback
   when raw damage exceeds SIZ and the blow was not evaded; a successful parry blocks by size
   (rounded in the defender's favour), a successful evade avoids the blow; then armour;
-- wounds: *serious* when the location first drops to 0 or below, *major* when it first drops
-  to minus its maximum; the Endurance roll must win an opposed roll against the attack roll;
+- wounds (RULES.md 3.3): classified by the location's hit points after every hit that does
+  damage, whatever they were before: *serious* at or below 0, *major* at or below minus its
+  maximum, each time with its Endurance roll, which must win an opposed roll against the attack
+  roll. ``combat.wound_every_hit = false`` (a rules switch, the earlier reading): only the hit
+  that first takes the location to 0 (serious) or to minus its maximum (major) counts;
 - serious + failed Endurance: head/chest/abdomen -> unconscious; the weapon arm ->
   incapacitation (cannot fight); another limb is crippled (the simulator drops the shield or
   leaves the fighter prone). Major: incapacitated; failed Endurance -> dead (vital) or
@@ -106,8 +109,12 @@ def exchange(attacker: dict, defender: dict, rolls: dict, rules: RulesLike = Non
     before = hp[rows, location]
     after = before - damage
     top = np.asarray(defender["hp_max"])[rows, location]
-    major = (after <= -top) & (before > -top)
-    serious = (after <= 0) & (before > 0) & ~major
+    if combat["wound_every_hit"]:
+        major = (after <= -top) & (damage > 0)
+        serious = (after <= 0) & (damage > 0) & ~major
+    else:
+        major = (after <= -top) & (before > -top)
+        serious = (after <= 0) & (before > 0) & ~major
     wound = np.where(major, MAJOR, np.where(serious, SERIOUS, np.where(damage > 0, MINOR, 0)))
 
     # Endurance: an opposed roll against the attack roll, which it must win
