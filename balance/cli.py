@@ -22,6 +22,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from .report.labels import LANGS
+from .text import plain_text
 
 __all__ = ["main", "build_parser", "COMMAND_MODULES", "emit", "add_format", "add_lang",
            "add_rules", "load", "Parser"]
@@ -43,14 +44,14 @@ class Parser(argparse.ArgumentParser):
 
 def one_line(exc: BaseException) -> str:
     """An exception's message on one line (KeyError's quotes and OSError's ``[Errno n]``
-    removed)."""
+    removed, no control characters)."""
     if isinstance(exc, KeyError) and exc.args:
         text = exc.args[0]
     elif isinstance(exc, OSError) and exc.strerror:
         text = f"{exc.filename}: {exc.strerror}" if exc.filename else exc.strerror
     else:
         text = str(exc)
-    return " ".join(str(text).split()) or type(exc).__name__
+    return " ".join(plain_text(text).split()) or type(exc).__name__
 
 
 def add_format(p: argparse.ArgumentParser) -> None:
@@ -84,8 +85,12 @@ def _plain(value):
 
 
 def emit(frame: pd.DataFrame, fmt: str, *, title: str | None = None) -> None:
-    """Print a result frame as a table, JSON records or CSV (stdout)."""
+    """Print a result frame as a table, JSON records or CSV (stdout); names from a rules file
+    are printed without their control characters (:func:`balance.text.plain_text`)."""
     frame = frame.reset_index(drop=isinstance(frame.index, pd.RangeIndex))
+    frame = frame.rename(columns=lambda c: plain_text(c) if isinstance(c, str) else c).map(
+        lambda v: plain_text(v) if isinstance(v, str) else v)
+    title = plain_text(title) if title else title
     if fmt == "json":
         records = [{str(k): _plain(v) for k, v in row.items()}
                    for row in frame.to_dict(orient="records")]

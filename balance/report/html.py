@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
+from ..text import plain_text
 from .labels import check_lang, text
 from .model import Section, Table
 
@@ -35,7 +36,8 @@ nav ol{columns:2;font-size:.9rem}code{font-size:.85em;background:#f0f0f0;padding
 
 
 def _e(value: object) -> str:
-    return html.escape(str(value), quote=True)
+    """Text and attribute values: control characters dropped, then HTML-escaped."""
+    return html.escape(plain_text(value), quote=True)
 
 
 _NUMBER = re.compile(r"^[-+−]?[\d.,]+( ?(%|h|s))?( \(.*\))?$|^∞$|^[-+−]?[\d.,]+ %? ?– ?[-+−]?[\d.,]+ ?%?$")

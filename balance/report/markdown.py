@@ -1,10 +1,15 @@
-"""Render report sections to Markdown, with the figures as PNG files beside it."""
+"""Render report sections to Markdown, with the figures as PNG files beside it.
+
+Every string is shown as text (:func:`balance.text.md_escape`): a variant naming an injury
+``<script>`` or ``[x](javascript:...)`` gets those characters in report.md, never a tag or a
+link; control characters are dropped. The only links are the report's own figures."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
+from ..text import md_code, md_escape
 from .labels import check_lang, text
 from .model import Section, Table
 
@@ -14,11 +19,11 @@ __all__ = ["render_markdown", "table_markdown"]
 def _cell(value: object) -> str:
     if value is None or (not isinstance(value, str) and pd.isna(value)):
         return ""
-    return str(value).replace("|", "\\|").replace("\n", " ")
+    return md_escape(value)
 
 
 def table_markdown(table: Table) -> str:
-    """A GitHub-flavoured Markdown table (values shown as given)."""
+    """A GitHub-flavoured Markdown table (values shown as given, as text)."""
     from .html import flat
 
     frame = flat(table.frame)
@@ -26,7 +31,7 @@ def table_markdown(table: Table) -> str:
     rule = "|" + "|".join("---" for _ in frame.columns) + "|"
     rows = ["| " + " | ".join(_cell(v) for v in row) + " |"
             for row in frame.itertuples(index=False)]
-    caption = f"\n\n*{table.caption}*" if table.caption else ""
+    caption = f"\n\n*{md_escape(table.caption)}*" if table.caption else ""
     return "\n".join([head, rule, *rows]) + caption
 
 
@@ -37,25 +42,26 @@ def render_markdown(sections: Sequence[Section], meta: Mapping[str, object], lan
     meta = dict(meta)
     title = str(meta.pop("title", text("report_title", lang)))
     missing = meta.pop("missing", ()) or ()
-    lines = [f"# {title}", ""]
-    lines += [f"- **{k}**: {v}" for k, v in meta.items()]
+    e = md_escape
+    lines = [f"# {e(title, block=True)}", ""]
+    lines += [f"- **{e(k)}**: {e(v)}" for k, v in meta.items()]
     if missing:
-        lines += ["", f"*{text('missing_sections', lang)}: {', '.join(missing)}*"]
+        lines += ["", f"*{e(text('missing_sections', lang))}: {', '.join(map(e, missing))}*"]
     files: dict[str, bytes] = {}
     for s in sections:
-        lines += ["", f"## {s.title}", ""]
+        lines += ["", f"## {e(s.title, block=True)}", ""]
         if s.text:
-            lines += [s.text, ""]
-        lines += [f"- **{k}**: {v}" for k, v in s.provenance]
-        assumed = ", ".join(f"`{a}`" for a in s.assumed) or text("no_assumed", lang)
-        lines += [f"- **{text('assumed', lang)}**: {assumed}"]
-        lines += [f"- {n}" for n in s.notes]
+            lines += [e(s.text, block=True), ""]
+        lines += [f"- **{e(k)}**: {e(v)}" for k, v in s.provenance]
+        assumed = ", ".join(map(md_code, s.assumed)) or e(text("no_assumed", lang))
+        lines += [f"- **{e(text('assumed', lang))}**: {assumed}"]
+        lines += [f"- {e(n, block=True)}" for n in s.notes]
         for fig in s.figures:
             path = f"{figure_dir}/{fig.name}.png"
             files[path] = fig.png
-            lines += ["", f"![{fig.caption or fig.name}]({path})"]
+            lines += ["", f"![{e(fig.caption or fig.name)}]({path})"]
             if fig.caption:
-                lines += ["", f"*{fig.caption}*"]
+                lines += ["", f"*{e(fig.caption)}*"]
         for table in s.tables:
             lines += ["", table_markdown(table)]
     return "\n".join(lines) + "\n", files

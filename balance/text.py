@@ -1,0 +1,70 @@
+r"""Strings from rules files shown as text, never acted upon.
+
+A variant may name an injury ``<script>``, ``[x](javascript:...)`` or ``![](http://host/img)``,
+or hide NUL and ESC characters in a note. Whatever reaches a terminal or a file goes through
+:func:`plain_text` (control characters dropped); whatever reaches ``report.md`` goes through
+:func:`md_escape` (also HTML and Markdown syntax escaped) or, inside a code span, :func:`md_code`.
+The HTML report escapes with :func:`html.escape` after :func:`plain_text`.
+
+>>> plain_text("Weak\x1b[2J\x00!")
+'Weak[2J!'
+>>> md_escape("<img src=x onerror=alert(1)>")
+'&lt;img src=x onerror=alert(1)&gt;'
+>>> print(md_escape("![](http://host/img.png) [x](javascript:alert(1))"))
+!\[\](http://host/img.png) \[x\](javascript:alert(1))
+>>> print(md_code("a ` b"))
+`` a ` b ``
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+__all__ = ["plain_text", "md_escape", "md_code"]
+
+#: C0 and C1 control characters, DEL, and the bidirectional overrides and isolates that can
+#: make a terminal show text in another order than it is stored
+_CONTROLS = [*range(0x00, 0x20), *range(0x7F, 0xA0), *range(0x202A, 0x202F),
+             *range(0x2066, 0x206A)]
+_LINE_BREAKS = re.compile("[\r\n\t\v\f\x1c-\x1e\x85\u2028\u2029]+")
+#: characters that open Markdown inline syntax (emphasis, code, links, images, tables,
+#: strike-through, math); ``!`` and ``(`` are harmless once ``[`` is escaped
+_MARKDOWN = re.compile(r"([\\`*\[\]|~$])")
+#: an underscore that could open or close emphasis (not between two letters or digits)
+_UNDERSCORE = re.compile(r"(?<![^\W_])_|_(?![^\W_])")
+#: what makes a line a heading, list item or rule when it starts a block
+_BLOCK_START = re.compile(r"^(\s*)([#+=-]|\d+(?=[.)]))")
+
+
+def plain_text(value: object, keep: str = "\n\t") -> str:
+    """``str(value)`` without control characters (C0 except those in ``keep``, DEL, C1,
+    bidirectional overrides): what is safe to print to a terminal or write to a file."""
+    return str(value).translate(_drop(keep))
+
+
+@lru_cache(maxsize=8)
+def _drop(keep: str) -> dict[int, None]:
+    return {c: None for c in _CONTROLS if chr(c) not in keep}
+
+
+def md_escape(value: object, *, block: bool = False) -> str:
+    """``value`` as literal Markdown text on one line: line breaks become spaces, control
+    characters are dropped, ``& < >`` become entities (no HTML), and Markdown syntax is
+    backslash-escaped (no links, images, emphasis or table cells). ``block=True`` also escapes
+    what would make the text a heading or list item when it starts a line."""
+    text = plain_text(_LINE_BREAKS.sub(" ", str(value)), keep="")
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    text = _UNDERSCORE.sub(r"\\_", _MARKDOWN.sub(r"\\\1", text))
+    if block:
+        text = _BLOCK_START.sub(lambda m: f"{m[1]}{m[2]}\\" if m[2][0].isdigit()
+                                else f"{m[1]}\\{m[2]}", text)
+    return text
+
+
+def md_code(value: object) -> str:
+    """``value`` as a Markdown code span, shown exactly (CommonMark: the fence is one backtick
+    longer than any run of backticks inside; nothing inside is parsed)."""
+    text = plain_text(_LINE_BREAKS.sub(" ", str(value)), keep="")
+    fence = "`" * (max((len(r) for r in re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or fence != "`" else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
