@@ -13,7 +13,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ..errors import RulesError, did_you_mean
-from .validate import check_effective, check_overlay
+from .validate import check_effective, check_list_items, check_overlay, normalise_integers
 
 __all__ = ["Rules", "load_rules", "default_rules", "resolve", "bundled_variants", "plain"]
 
@@ -203,7 +203,8 @@ def _thaw(value: Any) -> Any:
 def _apply(base: Rules, overlay: dict, source: str) -> Rules:
     defaults, limits, _, _ = _bundled()
     check_overlay(overlay, defaults, source)
-    overlay = dict(overlay)
+    check_list_items(overlay, defaults, source)
+    overlay = normalise_integers(dict(overlay), defaults)
     extra_assumed = overlay.pop("assumed", {})
     data = copy.deepcopy(base._data)
     origin = dict(base._origin)

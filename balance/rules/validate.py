@@ -18,7 +18,8 @@ from typing import Any
 
 from ..errors import RulesError, did_you_mean
 
-__all__ = ["RESERVED", "check_overlay", "check_effective"]
+__all__ = ["RESERVED", "check_overlay", "check_effective", "normalise_integers",
+           "check_list_items"]
 
 RESERVED = ("limits", "assumed")
 
@@ -86,6 +87,45 @@ def check_overlay(overlay: dict, defaults: dict, source: str, path: str = "") ->
             check_overlay(value, default, source, where)
         elif _is_row_table(default):
             _check_rows(value, default, source, where)
+
+
+def normalise_integers(overlay: Any, defaults: Any) -> Any:
+    """``overlay`` with integral floats turned into ints where the bundled value is an integer
+    (``low = 1.0`` reads as ``1``), so no consumer formats a float as an integer.
+
+    A list of plain values takes the kind of the bundled list's first item; the items must be
+    of that kind (call after :func:`check_overlay`, with the same ``source`` error wording).
+    """
+    if isinstance(overlay, dict) and isinstance(defaults, dict):
+        return {k: normalise_integers(v, defaults.get(k)) for k, v in overlay.items()}
+    if isinstance(overlay, list) and isinstance(defaults, list) and defaults:
+        if _is_row_table(defaults):
+            columns: dict[str, Any] = {}
+            for row in defaults:
+                for k, v in row.items():
+                    columns.setdefault(k, v)
+            return [normalise_integers(r, columns) for r in overlay]
+        return [normalise_integers(v, defaults[0]) for v in overlay]
+    if isinstance(defaults, int) and not isinstance(defaults, bool) \
+            and isinstance(overlay, float) and overlay.is_integer():
+        return int(overlay)
+    return overlay
+
+
+def check_list_items(overlay: dict, defaults: dict, source: str, path: str = "") -> None:
+    """Items of a list of plain values must have the kind of the bundled list's items."""
+    for key, value in overlay.items():
+        where = f"{path}.{key}" if path else str(key)
+        default = defaults.get(key) if isinstance(defaults, dict) else None
+        if isinstance(value, dict) and isinstance(default, dict):
+            check_list_items(value, default, source, where)
+        elif isinstance(value, list) and isinstance(default, list) and default \
+                and not _is_row_table(default):
+            for i, item in enumerate(value):
+                if not _same_kind(default[0], item):
+                    raise RulesError(f"{source}: {where} item {i + 1} must be "
+                                     f"{_type_name(default[0])}, got {item!r} "
+                                     f"({_type_name(item)})")
 
 
 def _check_rows(rows: list, default_rows: list, source: str, where: str) -> None:
@@ -165,6 +205,9 @@ def check_effective(data: dict, defaults: dict, limits: dict, source_of) -> None
             continue
         default_rows = _get(defaults, where)
         _check_intervals(rows, default_rows[0]["low"], source_of(where), where)
+    from .invariants import check_invariants  # cross-field rules (docs/reference/rules-invariants.md)
+
+    check_invariants(data, source_of)
 
 
 def _check_intervals(rows: list, start: int, source: str, where: str) -> None:
