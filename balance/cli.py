@@ -115,14 +115,16 @@ def _report(args) -> int:
     from pathlib import Path
 
     from .report.build import report_name
+    from .report.folder import check_report_folder
 
     start = time.perf_counter()
     files = args.rules
-    rules = load(files) if files else None
     out = args.out or Path("reports") / report_name(files[-1] if files else None)
+    check_report_folder(out, force=args.force, what="--out" if args.out else None)
+    rules = load(files) if files else None
     path = build_report(rules, out=out, lang=args.lang, trials=args.trials, seed=args.seed,
                         workers=args.workers, progress=False if args.quiet else None,
-                        topics=args.sections)
+                        topics=args.sections, force=args.force)
     print(f"{path / 'index.html'}  ({time.perf_counter() - start:.1f} s)")
     return 0
 
@@ -138,7 +140,11 @@ def _register_report(sub) -> None:
                     "report.md and figures/ into a folder, atomically.")
     add_rules(p)
     p.add_argument("--out", metavar="DIR",
-                   help="report folder (default: reports/<rules file stem> or reports/default)")
+                   help="report folder: absent, empty or an earlier report (default: "
+                        "reports/<rules file stem> or reports/default)")
+    p.add_argument("--force", action="store_true",
+                   help="write into a folder holding other files: only the report's own "
+                        "files are replaced, the others stay")
     add_lang(p, "language of the report")
     p.add_argument("--trials", type=int, default=DEFAULT_TRIALS,
                    help=f"Monte Carlo trials per simulated quantity (default {DEFAULT_TRIALS:,})")

@@ -16,7 +16,7 @@ import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 
-from ._atomic import write_file
+from ._atomic import check_output_file, write_file
 from .cli import add_rules, load
 
 __all__ = ["register", "main"]
@@ -137,6 +137,7 @@ def _trials(args) -> int:
 def snapshot_command(args) -> int:
     """``balance snapshot``: measure and write a baseline."""
     from .regression import snapshot
+    check_output_file("--out", args.out)  # before any work: a FIFO or device is never replaced
     snap = snapshot.take(load(args.rules), trials=_trials(args),
                          seed=0 if args.seed is None else args.seed,
                          tolerances=_tolerances(args) or None, only=args.only)
@@ -152,6 +153,9 @@ def diff_command(args) -> int:
     from .regression import compare_snapshots, format_table
     from .regression.diff import as_snapshot, independent_seed
     seed = 0 if args.seed is None else args.seed
+    for option in ("csv", "html"):  # before any work: a FIFO or device is never replaced
+        if getattr(args, option):
+            check_output_file(f"--{option}", getattr(args, option))
     options = {"trials": _trials(args), "tolerances": _tolerances(args) or None,
                "only": args.only}
     base = as_snapshot(_side(args.base), seed=seed, **options)
@@ -160,7 +164,7 @@ def diff_command(args) -> int:
     frame = compare_snapshots(base, variant, alpha=args.alpha, tolerances=options["tolerances"])
     print(format_table(frame, only_moved=not args.all))
     if args.csv:
-        write_file(args.csv, frame.to_csv(index=False))
+        write_file(args.csv, frame.to_csv(index=False), what="--csv")
     if args.html:
         from .regression import report
         extra = report.bundled_sections(report.bundled_comparisons(

@@ -29,5 +29,21 @@ __all__ = ["PALETTE", "death_curves", "compare_death_curves", "injury_bands", "i
 
 
 def save(ax, path, **options) -> None:
-    """Save the figure of ``ax`` (PNG or SVG by the file's suffix)."""
-    ax.figure.savefig(path, dpi=options.pop("dpi", 110), **options)
+    """Save the figure of ``ax`` (PNG or SVG by the file's suffix), atomically.
+
+    ``path`` must be absent or a regular file: a folder, FIFO or device is refused with a
+    one-line ``ValueError`` (:func:`balance._atomic.check_output_file`).
+    """
+    import io
+    import os
+    from pathlib import Path
+
+    from .._atomic import check_output_file, write_file
+    if not isinstance(path, (str, os.PathLike)):  # a file object: matplotlib writes it
+        ax.figure.savefig(path, dpi=options.pop("dpi", 110), **options)
+        return
+    path = check_output_file("path", path)
+    buffer = io.BytesIO()
+    fmt = options.pop("format", None) or Path(path).suffix[1:].lower() or None
+    ax.figure.savefig(buffer, format=fmt, dpi=options.pop("dpi", 110), **options)
+    write_file(path, buffer.getvalue(), what="path")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._atomic import write_file
+from .._atomic import check_output_file, write_file
 from ..errors import check_integer
 from ..rules import Rules, resolve
 from .registry import catalogue, catalogue_id, measure
@@ -108,6 +108,10 @@ def write(snapshot: Snapshot, path: str | os.PathLike, *, force: bool = False) -
         raise SnapshotError(f"{path}: is a directory; give a file name such as baseline.json")
     if not path.parent.exists():
         raise SnapshotError(f"{path}: directory {path.parent} does not exist")
+    try:
+        check_output_file(None, path)  # a FIFO or device is never replaced, even with force
+    except ValueError as exc:
+        raise SnapshotError(str(exc)) from None
     if path.exists() and not force:
         raise SnapshotError(f"{path}: already exists; use --force (force=True) to overwrite it")
     text = json.dumps(snapshot.to_json(), indent=1, ensure_ascii=False, allow_nan=False)

@@ -1,16 +1,18 @@
 """``balance report``: compute a bundle, render it, write ``index.html``, ``report.md`` and the
 figures into one folder, atomically (built in a temporary folder beside the target, then
-renamed; a failed run leaves the previous report, or nothing, in place)."""
+swapped in; a failed run leaves the previous report, or nothing, in place). The folder must be
+absent, empty or an earlier report (:mod:`balance.report.folder`), checked before any work."""
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .._atomic import write_folder
 from ..rules import Rules, resolve
 from .bundle import DEFAULT_SEED, DEFAULT_TRIALS, Bundle, compute_bundle
+from .folder import check_report_folder, write_report_folder
 from .html import render_html
 from .labels import check_lang, count, decimal, sources, text
 from .markdown import render_markdown
@@ -20,16 +22,31 @@ from .topics import available_topics
 __all__ = ["build_report", "write_report", "report_name", "report_meta"]
 
 
+#: the folder name of a rules file whose stem leaves nothing usable (``..toml``, ``...toml``)
+FALLBACK_NAME = "variant"
+
+
 def report_name(rules_file: str | Path | None) -> str:
-    """``reports/<name>``: the rules file's stem, or ``"default"`` for the bundled rules."""
-    return Path(rules_file).stem if rules_file else "default"
+    """``reports/<name>``: the rules file's stem, or ``"default"`` for the bundled rules.
+
+    The stem is made a plain folder name: characters other than letters, digits and
+    ``_ - + .`` become ``_``, leading and trailing dots and spaces go (so ``..toml`` or
+    ``...toml`` can never name ``reports/`` or its parent), at most 100 characters;
+    :data:`FALLBACK_NAME` when nothing is left.
+    """
+    if not rules_file:
+        return "default"
+    name = re.sub(r"[^\w.+-]", "_", Path(rules_file).stem)[:100].strip(". ")
+    return name or FALLBACK_NAME
 
 
-def write_report(out: str | Path, files: Mapping[str, bytes | str]) -> Path:
-    """Write the report's ``files`` (relative path -> content) as the folder ``out``,
-    atomically: a failed run leaves the previous report, or nothing, in place
-    (:func:`balance._atomic.write_folder`)."""
-    return write_folder(out, files)
+def write_report(out: str | Path, files: Mapping[str, bytes | str], *, force: bool = False,
+                 what: str | None = "out") -> Path:
+    """Write the report's ``files`` (relative path -> content) and its marker into the folder
+    ``out`` (absent, empty or an earlier report; with ``force`` among other files, replacing
+    only the report's own), atomically: a failed run leaves the previous report, or nothing,
+    in place (:func:`balance.report.folder.write_report_folder`)."""
+    return write_report_folder(out, files, force=force, what=what)
 
 
 def report_meta(bundle: Bundle, lang: str, *, elapsed: float | None = None
@@ -52,7 +69,8 @@ def report_meta(bundle: Bundle, lang: str, *, elapsed: float | None = None
 
 def build_report(rules: Rules | str | Path | None = None, *, out: str | Path | None = None,
                  lang: str = "en", trials: int = DEFAULT_TRIALS, seed: int = DEFAULT_SEED,
-                 workers: int = 1, progress: bool | None = None, topics=None) -> Path:
+                 workers: int = 1, progress: bool | None = None, topics=None,
+                 force: bool = False) -> Path:
     """Build the balance report of ``rules`` into ``out`` (default ``reports/<name>``).
 
     Parameters
@@ -66,6 +84,14 @@ def build_report(rules: Rules | str | Path | None = None, *, out: str | Path | N
         A tqdm bar; None shows it only in an interactive terminal.
     topics : list of str, optional
         Only these sections (see :data:`balance.report.topics.TOPICS`).
+    force : bool
+        Write into a folder holding other files, replacing only the report's own files.
+
+    Raises
+    ------
+    ValueError
+        Before any work, when ``out`` is not absent, empty or an earlier report (and not
+        ``force``), or is not a folder at all (:func:`balance.report.folder.check_report_folder`).
 
     Returns
     -------
@@ -78,6 +104,7 @@ def build_report(rules: Rules | str | Path | None = None, *, out: str | Path | N
     name = report_name(rules if isinstance(rules, (str, Path)) else None)
     rules = resolve(rules)
     out = Path("reports") / name if out is None else Path(out)
+    check_report_folder(out, force=force)
     start = time.perf_counter()
     modules, _ = available_topics(topics)
     disable = None if progress is None else not progress
@@ -97,6 +124,7 @@ def build_report(rules: Rules | str | Path | None = None, *, out: str | Path | N
         meta = report_meta(bundle, lang, elapsed=time.perf_counter() - start)
         page = render_html(sections, meta, lang)
         markdown, figures = render_markdown(sections, meta, lang)
-        path = write_report(out, {"index.html": page, "report.md": markdown, **figures})
+        path = write_report(out, {"index.html": page, "report.md": markdown, **figures},
+                            force=force)
         bar.update()
     return path
