@@ -2,8 +2,9 @@
 
 >>> import balance as bl
 >>> sim = bl.fights.simulate(["Wolf", "Wolf", "Wolf", "Wolf"], trials=20_000, seed=1)
->>> bool(sim.table.set_index("metric").loc["party_win_rate", "estimate"] > 0.5)
-True
+>>> row = sim.table.set_index("metric").loc["party_win_rate"]     # seed 1: exact counts
+>>> float(row["estimate"]), int(row["trials"]), int(row["seed"])
+(0.9676, 20000, 1)
 
 Rules of the simulation (data in ``rules["fights"]`` and ``rules["guide"]["checks"]``):
 
