@@ -23,7 +23,7 @@ import shutil
 import stat
 import sys
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 __all__ = ["write_file", "write_folder", "check_output_file", "check_output_folder",
@@ -54,6 +54,8 @@ def _stat(path: Path, what: str | None) -> os.stat_result | None:
     except OSError as exc:
         raise ValueError(f"{_named(what, path)}: cannot be checked "
                          f"({exc.strerror or exc})") from None
+    except ValueError:  # an embedded NUL character
+        raise ValueError(f"{_named(what, repr(str(path)))}: not a valid file name") from None
 
 
 def check_output_file(what: str | None, path: str | os.PathLike) -> Path:
@@ -125,7 +127,8 @@ def write_file(path: str | os.PathLike, content: str | bytes, *, replace: bool =
 
 
 def write_folder(out: str | os.PathLike, files: Mapping[str, bytes | str], *,
-                 what: str | None = None) -> Path:
+                 what: str | None = None, verify: Callable[[Path], None] | None = None
+                 ) -> Path:
     """Write ``files`` (relative path -> content) as the folder ``out``, atomically.
 
     Everything is written into a temporary folder next to ``out``, then swapped in
@@ -133,7 +136,8 @@ def write_folder(out: str | os.PathLike, files: Mapping[str, bytes | str], *,
     folder is replaced only once the new one is complete. On any error the temporary folder is
     removed and the previous ``out`` (if any) is left as it was. ``out`` must be absent or a
     folder (:func:`check_output_folder`); deciding whether its contents may be replaced is the
-    caller's job (``balance report`` checks its marker file, :mod:`balance.report.folder`).
+    caller's job (``balance report`` checks its marker file, :mod:`balance.report.folder`),
+    and ``verify(out)``, called under the lock just before the swap, may refuse by raising.
     """
     out = check_output_folder(what, Path(out).resolve())
     try:
@@ -156,6 +160,8 @@ def write_folder(out: str | os.PathLike, files: Mapping[str, bytes | str], *,
                     path.write_bytes(content)
             os.chmod(tmp, 0o755)
             check_output_folder(what, out)
+            if verify is not None:
+                verify(out)
             if out.exists():
                 _swap(tmp, out)
             else:

@@ -213,8 +213,22 @@ def test_a_damaged_marker_does_not_make_a_folder_a_report(capsys, tmp_path, no_w
     (d / MARKER).write_text(json.dumps({"balance": "0", "files": ["../../etc/passwd"]}))
     (d / "index.html").write_text("my page")
     code, _, err = run(capsys, "report", "--out", d, *FAST)
-    assert code == 2 and len(err.splitlines()) == 1
+    assert code == 2 and len(err.splitlines()) == 1 and "would overwrite index.html" in err
     assert (d / "index.html").read_text() == "my page"
+
+
+def test_a_file_appearing_while_the_report_computes_is_kept(tmp_path, monkeypatch):
+    from balance.report import build
+    real = build.render_markdown
+    def user_saves_a_file(*args, **kwargs):
+        (tmp_path / "rep" / "late.txt").write_text("saved meanwhile")
+        return real(*args, **kwargs)
+    (tmp_path / "rep").mkdir()
+    monkeypatch.setattr(build, "render_markdown", user_saves_a_file)
+    with pytest.raises(ValueError, match="late.txt"):
+        build.build_report(out=tmp_path / "rep", topics=["assumptions"], trials=200,
+                           progress=False)
+    assert tree(tmp_path) == {"rep": None, "rep/late.txt": b"saved meanwhile"}
 
 
 def test_the_api_refuses_too(tmp_path, no_work):

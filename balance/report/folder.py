@@ -162,7 +162,11 @@ def write_report_folder(out: str | os.PathLike, files: Mapping[str, bytes | str]
     folder = check_report_folder(out, force=force, what=what)
     names = set(files)
     if folder.state != "foreign":
-        return write_folder(folder.path, {MARKER: marker_text(names), **files}, what=what)
+        def unchanged(path: Path) -> None:  # nothing of the user's appeared meanwhile
+            if inspect_folder(path).state == "foreign":
+                check_report_folder(path, force=False, what=what)
+        return write_folder(folder.path, {MARKER: marker_text(names), **files}, what=what,
+                            verify=unchanged)
     path = folder.path  # forced, among other files: each file replaced atomically
     write_file(path / MARKER, marker_text(names | folder.own), what=what)
     for rel, content in files.items():
