@@ -549,3 +549,18 @@ def test_repeated_serious_wounds_against_exact_chain(every_hit):
     sd = math.sqrt(square - mean ** 2)
     assert abs(t["serious_wounds"][1] / n - mean) <= 5 * sd / math.sqrt(n)
     assert (t["kinds"][0, 3] == t["wins"][0])          # the weapon arm: incapacitation
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_report_duel_text_states_the_readings_the_rules_set(lang):
+    # the report's duel section names the two readings its figures rest on, as set by the rules
+    from balance.report.topics import duels
+    from balance.report.topics._base import Context
+    earlier = bl.rules.resolve(None).updated({"percentile": {
+        "contest": {"winner_must_succeed": True}, "combat": {"wound_every_hit": False}}})
+    new = duels._readings(Context(rules=bl.rules.resolve(None), settings=None, lang=lang))
+    old = duels._readings(Context(rules=earlier, settings=None, lang=lang))
+    assert "winner_must_succeed = false" in new["effects"]
+    assert "wound_every_hit = true" in new["wounds"]
+    assert "winner_must_succeed = true" in old["effects"]
+    assert "wound_every_hit = false" in old["wounds"]

@@ -27,6 +27,16 @@ def compute(rules: Rules, settings) -> dict:
     return {"duels": table}
 
 
+def _readings(ctx: Context) -> dict:
+    """The two readings of RULES.md 3.1 / 3.3 the duel figures rest on, as the rules set them
+    (``contest.winner_must_succeed``, ``combat.wound_every_hit``)."""
+    sec = ctx.rules["percentile"]
+    succeed = sec["contest"]["winner_must_succeed"]
+    every_hit = sec["combat"]["wound_every_hit"]
+    return {"effects": ctx.t("duel_effects_succeed" if succeed else "duel_effects_margin"),
+            "wounds": ctx.t("duel_wounds_every_hit" if every_hit else "duel_wounds_first")}
+
+
 def render(results: dict, ctx: Context):
     table = results["duels"]
     ax = plots.duel_gap(table, lang=ctx.lang)
@@ -39,6 +49,7 @@ def render(results: dict, ctx: Context):
     wide.columns.name = ctx.t("second_skill")
     run = SimpleNamespace(trials=int(table["trials"].iloc[0]), seed=table["seed"].iloc[0])
     return make_section(ctx, KEY, title="sec_duels", text_key="sec_duels_text",
-                        rules_sections=RULES_SECTIONS, simulated=[run],
+                        text_fields=_readings(ctx), rules_sections=RULES_SECTIONS,
+                        simulated=[run],
                         figures=(figure_from_axes(f"{KEY}_gap", ax, ctx.t("duel_title")),),
                         tables=(Table(f"{KEY}_table", wide, ctx.t("duel_caption")),))
