@@ -38,6 +38,17 @@ def _tolerance_pair(text: str) -> tuple[str, float]:
             from None
 
 
+def _alpha(text: str) -> float:
+    """``--alpha``: a number strictly between 0 and 1 (checked before any work)."""
+    from .regression.diff import check_alpha
+    try:
+        return check_alpha(float(text), "--alpha")
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"--alpha must be a number strictly between 0 and 1 (a family-wise level such as "
+            f"0.05), got {text!r}") from None
+
+
 def _common(p: argparse.ArgumentParser, *, baseline: bool = False) -> None:
     """--trials, --seed, --tol, --tolerances, and --only unless measuring against a
     ``baseline`` (whose trials, seed and metrics are the defaults)."""
@@ -74,7 +85,8 @@ def register(subparsers) -> None:
                                           "tests and Holm's correction. Exit 1 if anything moved.")
     p.add_argument("base", help="rules file, bundled variant name, snapshot .json, or 'bundled'")
     p.add_argument("variant", help="same, for the other side")
-    p.add_argument("--alpha", type=float, default=0.05, help="family-wise level (default 0.05)")
+    p.add_argument("--alpha", type=_alpha, default=0.05,
+                   help="family-wise level, strictly between 0 and 1 (default 0.05)")
     p.add_argument("--crn", action="store_true",
                    help="common random numbers: both sides from the same seed (conservative "
                         "tests); default: independent seeds")
@@ -92,7 +104,8 @@ def register(subparsers) -> None:
                                           "something did; 2: unusable input.")
     p.add_argument("--baseline", required=True, metavar="FILE", help="snapshot from `balance snapshot`")
     add_rules(p)
-    p.add_argument("--alpha", type=float, default=0.05, help="family-wise level (default 0.05)")
+    p.add_argument("--alpha", type=_alpha, default=0.05,
+                   help="family-wise level, strictly between 0 and 1 (default 0.05)")
     p.add_argument("--independent", action="store_true",
                    help="draw the Monte Carlo metrics from a seed independent of the baseline's "
                         "(default: the baseline's seed, so unchanged rules reproduce it exactly)")

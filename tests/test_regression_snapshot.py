@@ -68,7 +68,10 @@ def saved(snap, tmp_path):
 
 
 def _edit(path, change):
+    """Edit a snapshot file, dropping its sha256 (as a file from before digests), so the
+    check under test is the one that catches the edit."""
     doc = json.loads(path.read_text())
+    doc.pop("sha256")
     change(doc)
     path.write_text(json.dumps(doc))
 
@@ -99,7 +102,7 @@ def test_wrong_schema_version(saved):
 
 def test_damaged_entries(saved):
     _edit(saved, lambda d: d["metrics"]["mc.death@60s,10hp,1w"].pop("counts"))
-    with pytest.raises(SnapshotError, match="mc.death@60s,10hp,1w: counts"):
+    with pytest.raises(SnapshotError, match="metric 'mc.death@60s,10hp,1w': counts is missing"):
         snapshot.read(saved)
 
 

@@ -10,7 +10,7 @@ import math
 import pandas as pd
 
 from ..rules import Rules
-from .diff import compare_snapshots, independent_seed
+from .diff import check_alpha, compare_snapshots, independent_seed
 from .snapshot import Snapshot, read, take
 
 __all__ = ["check", "format_table", "value_text", "change_text", "p_text"]
@@ -29,6 +29,7 @@ def check(baseline: Snapshot | str, rules: Rules | str | None = None, *,
     Returns the :func:`~balance.regression.compare` table; ``frame["moved"].any()`` is the
     verdict.
     """
+    check_alpha(alpha)
     base = read(baseline) if not isinstance(baseline, Snapshot) else baseline
     trials = base.trials if trials is None else trials
     seed = base.seed if seed is None else seed

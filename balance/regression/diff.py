@@ -23,20 +23,29 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import check_number
 from ..rules import Rules
 from . import stats
 from .metrics import Measurement, Metric
 from .snapshot import Snapshot, SnapshotError, read, take
 
 __all__ = ["compare", "compare_snapshots", "as_snapshot", "independent_seed",
-           "catalogue_mismatch"]
+           "catalogue_mismatch", "check_alpha"]
 
 _EXACT_EPS = 1e-12
 COLUMNS = ["metric", "kind", "unit", "base", "variant", "change", "category", "p_value",
            "p_adjusted", "exact", "significant", "tolerance", "within_tolerance", "moved",
            "base_low", "base_high", "variant_low", "variant_high", "trials_base",
            "trials_variant", "description"]
+
+
+def check_alpha(alpha: object, name: str = "alpha") -> float:
+    """``alpha`` if it is a family-wise level: a number strictly between 0 and 1 (0 would switch
+    the Monte Carlo tests off, 1 or more would mark unchanged metrics as moved)."""
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)) \
+            or not 0 < alpha < 1:
+        raise ValueError(f"{name} must be a number strictly between 0 and 1 (a family-wise "
+                         f"level such as 0.05), got {alpha!r}")
+    return float(alpha)
 
 
 def independent_seed(seed: int) -> int:
@@ -73,7 +82,7 @@ def compare(base: Rules | str | Path | Snapshot | None = None,
     >>> float(row["base"]), float(row["variant"]), bool(row["moved"])
     (0.17, 0.13, True)
     """
-    check_number("alpha", alpha, min=0, max=1, strict_min=True)
+    check_alpha(alpha)
     if variant_seed is None:
         variant_seed = seed if common_random_numbers else independent_seed(seed)
     a = as_snapshot(base, trials=trials, seed=seed, tolerances=tolerances, only=only)
@@ -105,6 +114,7 @@ def _few(names: list[str], k: int = 3) -> str:
 def compare_snapshots(a: Snapshot, b: Snapshot, *, alpha: float = 0.05,
                       tolerances=None) -> pd.DataFrame:
     """Compare two snapshots of the same catalogue (see :func:`compare`)."""
+    alpha = check_alpha(alpha)
     problem = catalogue_mismatch(a, b)
     if problem:
         raise SnapshotError(f"{b.label} vs {a.label}: {problem}; re-create the baseline with "
@@ -164,7 +174,18 @@ def _difference(a: float, b: float) -> float:
 
 def _aligned(x: Measurement, y: Measurement):
     """Both distributions over the union of their categories (a category one side lacks has
-    probability and count 0: e.g. an injury a variant's table removed)."""
+    probability and count 0: e.g. an injury a variant's table removed).
+
+    Two distributions with as many categories but different names are aligned by position
+    (categories are table rows in order: a variant renamed or translated some), and a renamed
+    category is shown as ``"old/new"``.
+    """
+    if len(x.labels) == len(y.labels) and set(x.labels) != set(y.labels):
+        labels = [a if a == b else f"{a}/{b}" for a, b in zip(x.labels, y.labels)]
+        as_array = lambda values: np.asarray(values, dtype=np.float64)  # noqa: E731
+        return (labels, as_array(x.value), as_array(y.value),
+                None if x.counts is None else as_array(x.counts),
+                None if y.counts is None else as_array(y.counts))
     labels = list(x.labels) + [lab for lab in y.labels if lab not in x.labels]
 
     def spread(meas: Measurement, values) -> np.ndarray:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import partial
 
 from ..rules import Rules
-from .guide_metrics import ENCOUNTERS
+from .guide_metrics import ENCOUNTERS, creature_names
 from .metrics import Measurement, Metric, mc_counts, mc_mean, mc_proportion
 
 __all__ = ["metrics", "DUEL"]
@@ -19,9 +19,10 @@ DUEL = (70, 50)
 _SCALE = 0.2
 
 
-def _fight(rules: Rules, trials: int, seed, *, names, what: str) -> Measurement:
+def _fight(rules: Rules, trials: int, seed, *, names, what: str, metric: str) -> Measurement:
     from .. import fights
-    res = fights.simulate(list(names), trials=trials, seed=seed, rules=rules).result
+    res = fights.simulate(creature_names(rules, names, metric), trials=trials, seed=seed,
+                          rules=rules).result
     t = res.totals
     if what == "win":
         return mc_proportion(int(t["party_wins"]), res)
@@ -47,7 +48,8 @@ def metrics() -> list[Metric]:
         out.append(Metric(f"fights.party_wins@{tag}",
                           f"P(the default party wins) against {' + '.join(names)}",
                           "probability", "mc", "proportion",
-                          partial(_fight, names=names, what="win"),
+                          partial(_fight, names=names, what="win",
+                                  metric=f"fights.party_wins@{tag}"),
                           section="fights, party, bestiary", trials_scale=_SCALE))
     tag, names = next(iter(ENCOUNTERS.items()))
     a, b = DUEL
@@ -55,7 +57,8 @@ def metrics() -> list[Metric]:
         Metric(f"fights.expected_deaths@{tag}",
                f"expected PC deaths against {' + '.join(names)} when every dying PC is "
                "stabilised at the end", "PCs", "mc", "mean",
-               partial(_fight, names=names, what="deaths"), section="fights, injuries",
+               partial(_fight, names=names, what="deaths",
+                       metric=f"fights.expected_deaths@{tag}"), section="fights, injuries",
                trials_scale=_SCALE),
         Metric(f"duel.outcome@{a}v{b}", f"percentile duel, Combat Style {a} against {b}: "
                "who wins", "probability", "mc", "distribution",

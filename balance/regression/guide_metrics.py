@@ -9,8 +9,9 @@ import math
 
 from ..rules import Rules
 from .metrics import Measurement, Metric, distribution
+from .rows import row_name
 
-__all__ = ["metrics", "ENCOUNTERS"]
+__all__ = ["metrics", "ENCOUNTERS", "creature_names"]
 
 #: bestiary encounters against the default party (the guide's example first)
 ENCOUNTERS = {"dragon+2goblins": ("Dragon", "Goblin", "Goblin"),
@@ -18,11 +19,17 @@ ENCOUNTERS = {"dragon+2goblins": ("Dragon", "Goblin", "Goblin"),
 BOSS_SIZES = ("small", "medium", "large", "huge", "titanic")
 
 
-def _calibration(rules: Rules, names: tuple[str, ...]) -> tuple[float, int]:
+def creature_names(rules: Rules, names: tuple[str, ...], metric: str) -> list[str]:
+    """The names, in ``rules``, of the bestiary rows that are ``names`` in the bundled rules
+    (rows are identified by position: a renamed or translated creature still compares)."""
+    return [row_name(rules, "bestiary.creatures", n, metric) for n in names]
+
+
+def _calibration(rules: Rules, names: tuple[str, ...], metric: str) -> tuple[float, int]:
     import warnings
 
     from .. import creatures, encounters
-    sheets = [creatures.creature(n, rules=rules) for n in names]
+    sheets = [creatures.creature(n, rules=rules) for n in creature_names(rules, names, metric)]
     pcs = len(creatures.party(rules=rules))
     with warnings.catch_warnings():  # advice is not what this metric measures
         warnings.simplefilter("ignore", encounters.EncounterAdvice)
@@ -53,13 +60,15 @@ def metrics() -> list[Metric]:
         out.append(Metric(f"encounters.calibration@{tag}",
                           f"calibration of {' + '.join(names)} vs the default party",
                           "ratio", "exact", "scalar",
-                          lambda r, names=names: Measurement(_calibration(r, names)[0]),
+                          lambda r, names=names, tag=tag: Measurement(_calibration(
+                              r, names, f"encounters.calibration@{tag}")[0]),
                           section="encounters"))
         out.append(Metric(f"encounters.challenge@{tag}",
                           f"challenge level of {' + '.join(names)} vs the default party "
                           "(0 Easy, 1 Manageable, 2 Demanding, 3 Intense, 4 Impossible)",
                           "level", "exact", "scalar",
-                          lambda r, names=names: Measurement(float(_calibration(r, names)[1])),
+                          lambda r, names=names, tag=tag: Measurement(float(_calibration(
+                              r, names, f"encounters.challenge@{tag}")[1])),
                           section="encounters"))
     out += [
         Metric("economy.price.longsword", "price of a Longsword (STR+2, 1d8+2)", "NX", "exact",

@@ -19,19 +19,17 @@ from .._atomic import check_output_file, write_file
 from ..errors import check_integer
 from ..rules import Rules, resolve
 from .registry import catalogue, catalogue_id, measure
-from .metrics import KINDS, SHAPES, Measurement, Metric, number
+from .metrics import Measurement, Metric, number
+from .validate import MAX_BYTES, MAX_DEPTH, SnapshotError, check_document, digest, load
 
-__all__ = ["Snapshot", "SnapshotError", "take", "read", "write", "SCHEMA", "SCHEMA_VERSION"]
+__all__ = ["Snapshot", "SnapshotError", "take", "read", "write", "SCHEMA", "SCHEMA_VERSION",
+           "MAX_BYTES", "MAX_DEPTH"]
 
 SCHEMA = "balance.regression.snapshot"
 SCHEMA_VERSION = 1
 #: the death-probability curves stored for diff reports: P(death) against seconds at -5 HP
 CURVE_HP = 5
 CURVE_WOUNDS = (0, 1, 2, 3)
-
-
-class SnapshotError(ValueError):
-    """A snapshot file is missing, corrupted, of another schema, or of another catalogue."""
 
 
 @dataclass(frozen=True)
@@ -62,8 +60,9 @@ class Snapshot:
         return Path(self.sources[-1]).name if self.sources else self.fingerprint
 
     def to_json(self) -> dict:
+        """The file's content, with the ``sha256`` of the rest (which catches edits)."""
         from .. import __version__
-        return {
+        doc = {
             "schema": SCHEMA, "schema_version": SCHEMA_VERSION,
             "balance_version": self.version or __version__,
             "created": self.created,
@@ -77,6 +76,8 @@ class Snapshot:
                         for m in self.metrics},
             "curves": self.curves,
         }
+        doc["sha256"] = digest(json.loads(json.dumps(doc, allow_nan=False)))
+        return doc
 
 
 def take(rules: Rules | str | None = None, *, trials: int = 100_000, seed: int = 0,
@@ -123,54 +124,25 @@ def write(snapshot: Snapshot, path: str | os.PathLike, *, force: bool = False) -
 
 
 def read(path: str | os.PathLike) -> Snapshot:
-    """Read and validate a snapshot file; any problem is a one-line :class:`SnapshotError`."""
-    path = Path(path)
-    if not path.is_file():
-        raise SnapshotError(f"{path}: no such snapshot file")
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise SnapshotError(f"{path}: not a snapshot (not UTF-8 text)") from None
-    except json.JSONDecodeError as exc:
-        raise SnapshotError(f"{path}: corrupted or truncated snapshot (invalid JSON at line "
-                            f"{exc.lineno}, column {exc.colno}: {exc.msg})") from None
-    return from_json(doc, str(path))
+    """Read and validate a snapshot file; any problem is a one-line :class:`SnapshotError`
+    naming the file, the metric and the field (see :mod:`balance.regression.validate`)."""
+    return from_json(load(path), str(path))
 
 
 def from_json(doc: object, where: str = "snapshot") -> Snapshot:
-    """Validate a parsed snapshot document (see :func:`read`)."""
-    if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
-        raise SnapshotError(f"{where}: not a balance regression snapshot (no \"schema\": "
-                            f"\"{SCHEMA}\")")
-    version = doc.get("schema_version")
-    if version != SCHEMA_VERSION:
-        raise SnapshotError(f"{where}: snapshot schema version {version!r}, but this balance "
-                            f"reads version {SCHEMA_VERSION}; re-create it with "
-                            "`balance snapshot --force`")
-    try:
-        rules = doc["rules"]
-        metrics, measurements = [], {}
-        for name, entry in doc["metrics"].items():
-            try:
-                metric, value = _entry(name, entry)
-            except SnapshotError as exc:
-                raise SnapshotError(f"{where}: {exc}") from None
-            metrics.append(metric)
-            measurements[name] = value
-        snap = Snapshot(metrics=tuple(metrics), measurements=measurements,
-                        fingerprint=str(rules["fingerprint"]),
-                        sources=tuple(map(str, rules["sources"])),
-                        trials=int(doc["trials"]), seed=int(doc["seed"]),
-                        version=str(doc["balance_version"]), curves=dict(doc.get("curves", {})),
-                        created=str(doc.get("created", "")), path=where,
-                        only=None if doc.get("only") is None else tuple(map(str, doc["only"])))
-    except SnapshotError:
-        raise
-    except KeyError as exc:
-        raise SnapshotError(f"{where}: malformed snapshot (missing field {exc})") from None
-    except (TypeError, ValueError, AttributeError) as exc:
-        raise SnapshotError(f"{where}: malformed snapshot ({type(exc).__name__}: {exc})") \
-            from None
+    """Validate a parsed snapshot document (see :func:`read`) and build the snapshot."""
+    check_document(doc, where, {m.name: m for m in catalogue()})
+    metrics, measurements = [], {}
+    for name, entry in doc["metrics"].items():
+        metric, value = _entry(name, entry)
+        metrics.append(metric)
+        measurements[name] = value
+    rules = doc["rules"]
+    snap = Snapshot(metrics=tuple(metrics), measurements=measurements,
+                    fingerprint=rules["fingerprint"], sources=tuple(rules["sources"]),
+                    trials=doc["trials"], seed=doc["seed"], version=doc["balance_version"],
+                    curves=dict(doc.get("curves", {})), created=str(doc.get("created", "")),
+                    path=where, only=None if doc.get("only") is None else tuple(doc["only"]))
     if doc.get("catalogue_id") != snap.catalogue_id:
         raise SnapshotError(f"{where}: malformed snapshot (catalogue_id does not match its "
                             "metrics: the file was edited or damaged)")
@@ -178,42 +150,15 @@ def from_json(doc: object, where: str = "snapshot") -> Snapshot:
 
 
 def _entry(name: str, e: dict) -> tuple[Metric, Measurement]:
-    kind, shape = e["kind"], e["shape"]
-    if kind not in KINDS or shape not in SHAPES:
-        raise SnapshotError(f"metric {name}: unknown kind/shape {kind!r}/{shape!r}")
-    metric = Metric(name, str(e["description"]), str(e["unit"]), kind, shape, compute=None,
-                    tolerance=float(e["tolerance"]), section=str(e.get("section", "")))
+    """A checked entry (:func:`~balance.regression.validate.check_document`) as objects."""
+    metric = Metric(name, e["description"], e["unit"], e["kind"], e["shape"], compute=None,
+                    tolerance=float(e["tolerance"]), section=e.get("section", ""))
     value = e["value"]
-    labels = e.get("labels")
-    try:
-        if shape == "distribution":
-            if not isinstance(value, list) or not isinstance(labels, list) \
-                    or len(value) != len(labels):
-                raise SnapshotError(f"metric {name}: a distribution needs equal-length value "
-                                    "and labels lists")
-            value = tuple(number(v) for v in value)
-        else:
-            value = number(value)
-    except ValueError as exc:
-        raise SnapshotError(f"metric {name}: value: {exc}") from None
-    counts = e.get("counts")
-    trials = e.get("trials")
-    if kind == "mc":
-        if not isinstance(trials, int) or trials < 1:
-            raise SnapshotError(f"metric {name}: a Monte Carlo metric needs trials >= 1")
-        need = len(value) if shape == "distribution" else 1
-        if shape != "mean" and (not isinstance(counts, list) or len(counts) != need
-                                or not all(isinstance(c, int) and c >= 0 for c in counts)):
-            raise SnapshotError(f"metric {name}: counts must be {need} whole number(s) >= 0")
-        if shape == "proportion" and counts[0] > trials:
-            raise SnapshotError(f"metric {name}: {counts[0]} successes out of {trials} trials")
-        if shape == "mean" and not (isinstance(e.get("sums"), list) and len(e["sums"]) == 2):
-            raise SnapshotError(f"metric {name}: a Monte Carlo mean needs sums [sum, sum of "
-                                "squares]")
-    interval = e.get("interval")
+    value = tuple(map(number, value)) if isinstance(value, list) else number(value)
+    labels, counts, interval, sums = (e.get(k) for k in ("labels", "counts", "interval", "sums"))
     return metric, Measurement(
-        value=value, labels=tuple(map(str, labels)) if labels is not None else None,
+        value=value, labels=tuple(labels) if labels is not None else None,
         interval=tuple(map(number, interval)) if interval is not None else None,
-        trials=trials, seed=e.get("seed"),
+        trials=e.get("trials"), seed=e.get("seed"),
         counts=tuple(counts) if counts is not None else None,
-        sums=tuple(map(number, e["sums"])) if e.get("sums") is not None else None)
+        sums=tuple(map(number, sums)) if sums is not None else None)
