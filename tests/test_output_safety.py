@@ -400,3 +400,11 @@ def test_a_killed_run_never_loses_the_report_and_the_next_run_recovers(capsys, t
     expected = "new" if mode == "exchanged" else "old"
     assert (out / "index.html").read_text() == expected
     assert sorted(p.name for p in tmp_path.iterdir()) == ["rep"]
+
+
+def test_snapshot_refuses_an_existing_baseline_before_measuring(capsys, tmp_path, no_work):
+    base = tmp_path / "base.json"
+    base.write_text("precious")
+    code, _, err = run(capsys, "snapshot", "--only", "death.*", "--trials", "200", "--out", base)
+    assert code == 2 and len(err.splitlines()) == 1 and "--force" in err
+    assert base.read_text() == "precious"
