@@ -11,6 +11,7 @@ import pandas as pd
 from .cli import add_format, add_rules, emit, load
 from .report.data import rules_value_text
 from .rules import plain
+from .text import plain_data
 
 __all__ = ["register"]
 
@@ -47,7 +48,7 @@ def _show(args) -> int:
     rules = load(args.rules)
     node = rules.get(args.section) if args.section else rules
     if args.format == "json":
-        print(json.dumps(plain(node), ensure_ascii=False, indent=2))
+        print(json.dumps(plain_data(plain(node)), ensure_ascii=False, indent=2))
         return 0
     rows = _flatten(node, args.section or "")
     emit(pd.DataFrame(rows, columns=["key", "value"]), args.format,

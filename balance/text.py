@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["plain_text", "md_escape", "md_code"]
+__all__ = ["plain_text", "plain_data", "md_escape", "md_code"]
 
 #: C0 and C1 control characters, DEL, and the bidirectional overrides and isolates that can
 #: make a terminal show text in another order than it is stored
@@ -40,6 +40,22 @@ def plain_text(value: object, keep: str = "\n\t") -> str:
     """``str(value)`` without control characters (C0 except those in ``keep``, DEL, C1,
     bidirectional overrides): what is safe to print to a terminal or write to a file."""
     return str(value).translate(_drop(keep))
+
+
+def plain_data(value: object) -> object:
+    r"""``value`` with :func:`plain_text` applied to every string (keys too) of its nested
+    mappings, lists and tuples: data to print as JSON.
+
+    >>> plain_data({"name\x1b": ["a\x00b", 1]})
+    {'name': ['ab', 1]}
+    """
+    if isinstance(value, str):
+        return plain_text(value)
+    if isinstance(value, dict):
+        return {plain_data(k): plain_data(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain_data(v) for v in value]
+    return value
 
 
 @lru_cache(maxsize=8)

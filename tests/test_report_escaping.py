@@ -160,3 +160,12 @@ def test_error_line_has_no_control_characters(capsys, tmp_path):
     assert err.startswith("balance: error: ") and err.count("\n") == 1
     assert not CONTROL.search(err)
     assert "x[2Jy" in err  # the key, without its control characters
+
+
+def test_rules_show_json_has_no_control_characters(capsys, hostile_file):
+    assert cli.main(["rules", "show", "injuries", "--rules", str(hostile_file),
+                     "--format", "json"]) == 0
+    out = capsys.readouterr().out
+    assert not CONTROL.search(out)
+    names = [row["en"] for row in json.loads(out)["table"]]
+    assert names[4] == "nulesc[31mred1m" and names[0] == "<script>alert(1)</script>"
