@@ -564,3 +564,11 @@ def test_report_duel_text_states_the_readings_the_rules_set(lang):
     assert "wound_every_hit = true" in new["wounds"]
     assert "winner_must_succeed = true" in old["effects"]
     assert "wound_every_hit = false" in old["wounds"]
+
+
+def test_grid_run_options_may_set_progress():
+    # run_options go to montecarlo.run; a progress key replaces the grid's default (off)
+    # instead of clashing with it
+    a = P.duel_table([40, 70], trials=300, seed=3, run_options={"progress": False})
+    b = P.duel_table([40, 70], trials=300, seed=3)
+    assert a["first_wins"].tolist() == b["first_wins"].tolist()

@@ -97,7 +97,7 @@ def _grid(pairs: list[tuple[dict, Fighter, Fighter]], trials: int, seed: RNGLike
     for (labels, f1, f2), child in zip(pairs, children):
         spec = duel_spec(f1, f2, max_rounds=max_rounds, rules=rules)
         res = montecarlo.run(partial(duel_sampler, spec=spec), trials, seed=child,
-                             rules=rules, progress=False, **run_options)
+                             rules=rules, **{"progress": False, **run_options})
         summary = _summary(res, rules)
         row = dict(labels)
         for metric in ("first_wins", "second_wins", "timeout"):
