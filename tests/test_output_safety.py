@@ -408,3 +408,23 @@ def test_snapshot_refuses_an_existing_baseline_before_measuring(capsys, tmp_path
     code, _, err = run(capsys, "snapshot", "--only", "death.*", "--trials", "200", "--out", base)
     assert code == 2 and len(err.splitlines()) == 1 and "--force" in err
     assert base.read_text() == "precious"
+
+
+def test_the_two_rename_fallback_replaces_and_restores(tmp_path, monkeypatch):
+    from balance import _atomic
+    from balance.report import build
+    monkeypatch.setattr(_atomic, "exchange", lambda a, b: False)
+    out = tmp_path / "rep"
+    build.write_report(out, {"index.html": "old"})
+    build.write_report(out, {"index.html": "new"})
+    assert (out / "index.html").read_text() == "new"
+    real = os.rename
+    def second_fails(src, dst):
+        if Path(dst) == out and ".rep.tmp-" in str(src):   # the new report moving in
+            raise OSError(28, "No space left on device")
+        return real(src, dst)
+    monkeypatch.setattr(os, "rename", second_fails)
+    with pytest.raises(OSError, match="No space"):
+        build.write_report(out, {"index.html": "newer"})
+    assert (out / "index.html").read_text() == "new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["rep"]
