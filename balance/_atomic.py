@@ -180,13 +180,16 @@ def _swap(new: Path, out: Path) -> None:
     old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
     try:
         os.rename(out, old / "report")
-        try:
-            os.rename(new, out)
-        except BaseException:
-            os.rename(old / "report", out)
-            raise
-    finally:
-        shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        os.rmdir(old)
+        raise
+    try:
+        os.rename(new, out)
+    except BaseException:
+        os.rename(old / "report", out)  # if this fails too, the next run moves it back
+        os.rmdir(old)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
 
 
 _RENAME_EXCHANGE = 2

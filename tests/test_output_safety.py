@@ -428,3 +428,25 @@ def test_the_two_rename_fallback_replaces_and_restores(tmp_path, monkeypatch):
         build.write_report(out, {"index.html": "newer"})
     assert (out / "index.html").read_text() == "new"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["rep"]
+
+
+def test_when_the_restore_fails_too_the_old_report_waits_for_the_next_run(tmp_path,
+                                                                        monkeypatch):
+    from balance import _atomic
+    from balance.report import build
+    monkeypatch.setattr(_atomic, "exchange", lambda a, b: False)
+    out = tmp_path / "rep"
+    build.write_report(out, {"index.html": "old"})
+    real = os.rename
+    def nothing_moves_in(src, dst):
+        if Path(dst) == out:
+            raise OSError(5, "Input/output error")
+        return real(src, dst)
+    monkeypatch.setattr(os, "rename", nothing_moves_in)
+    with pytest.raises(OSError):
+        build.write_report(out, {"index.html": "new"})
+    monkeypatch.setattr(os, "rename", real)
+    assert not out.exists()
+    _atomic.recover_folder(out)
+    assert (out / "index.html").read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["rep"]
