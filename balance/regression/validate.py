@@ -53,7 +53,7 @@ _NEEDS = {("exact", "scalar"): set(), ("exact", "proportion"): set(),
           ("mc", "proportion"): {"trials", "seed", "counts", "interval"},
           ("mc", "distribution"): {"labels", "trials", "seed", "counts"},
           ("mc", "mean"): {"trials", "seed", "sums", "interval"}}
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 
 
