@@ -169,3 +169,16 @@ def test_rules_show_json_has_no_control_characters(capsys, hostile_file):
     assert not CONTROL.search(out)
     names = [row["en"] for row in json.loads(out)["table"]]
     assert names[4] == "nulesc[31mred1m" and names[0] == "<script>alert(1)</script>"
+
+
+def test_dollar_signs_in_names_are_text_in_figures(tmp_path):
+    """Matplotlib would parse ``$\\frac{1$`` as mathtext and fail: figures show names as text."""
+    rows = [dict(r) for r in bl.load_rules()["injuries"]["table"]]
+    rows[0]["en"] = rows[0]["fr"] = r"$\frac{1$ and $x^2$"
+    table = ",\n".join("  { " + ", ".join(f"{k} = {toml_string(v) if isinstance(v, str) else v}"
+                                         for k, v in row.items()) + " }" for row in rows)
+    path = tmp_path / "dollars.toml"
+    path.write_text(f"[injuries]\ntable = [\n{table}\n]\n", encoding="utf-8")
+    out = bl.report.build_report(path, out=tmp_path / "r", trials=2000, seed=1,
+                                 progress=False, topics=["injuries"])
+    assert r"| \$\\frac{1\$ and \$x^2\$ |" in (out / "report.md").read_text(encoding="utf-8")

@@ -20,7 +20,8 @@ def render_sections(bundle: Bundle, lang: str = "en",
     lang = check_lang(lang)
     ctx = Context(rules=bundle.rules, settings=bundle.settings, lang=lang)
     sections = []
-    with matplotlib.rc_context({"font.size": 9}):
+    # names from a rules file are text: a "$" never starts mathtext
+    with matplotlib.rc_context({"font.size": 9, "text.parse_math": False}):
         for key, results in bundle.results.items():
             sections.append(topic_module(key).render(results, ctx))
             if on_step is not None:
