@@ -181,6 +181,13 @@ def test_force_replaces_only_the_reports_own_files(capsys, tmp_path):
     assert (d / "thesis.txt").read_text() == "thesis"
     assert (d / "figures" / "my_drawing.png").read_bytes() == b"mine"
     assert sorted(json.loads((d / MARKER).read_text())["files"]) == ["index.html", "report.md"]
+    # stale figures go with the folder they leave empty
+    (d / "figures" / "my_drawing.png").unlink()
+    (d / "figures").rmdir()
+    for argv in (["--sections", "death", "--trials", "200", "--quiet"], FAST):
+        code, out, err = run(capsys, "report", "--out", d, "--force", *argv)
+        assert code == 0, err
+    assert sorted(tree(d)) == [MARKER, "index.html", "report.md", "thesis.txt"]
 
 
 def test_an_earlier_report_is_recognised_by_its_marker_and_replaced(capsys, tmp_path):

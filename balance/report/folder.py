@@ -11,6 +11,7 @@ atomically.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat
@@ -177,6 +178,9 @@ def write_report_folder(out: str | os.PathLike, files: Mapping[str, bytes | str]
         inside = [stale, *(p for p in stale.parents if path in p.parents)]
         if stale.is_file() and not any(p.is_symlink() for p in inside):
             stale.unlink()
+            for parent in inside[1:]:  # its folders, once empty (figures/)
+                with contextlib.suppress(OSError):
+                    parent.rmdir()
     write_file(path / MARKER, marker_text(names), what=what)
     return path
 
