@@ -33,12 +33,23 @@ _MARKDOWN = re.compile(r"([\\`*\[\]|~$])")
 #: an underscore that could open or close emphasis (not between two letters or digits)
 _UNDERSCORE = re.compile(r"(?<![^\W_])_|_(?![^\W_])")
 #: what makes a line a heading, list item or rule when it starts a block
-_BLOCK_START = re.compile(r"^(\s*)([#+=-]|\d+(?=[.)]))")
+_BLOCK_START = re.compile(r"^(#{1,6}(?=\s|$)|[-+](?=\s|$)|-{2,}|=+(?=\s*$)"
+                          r"|\d{1,9}(?=[.)](\s|$)))")
 
 
 def plain_text(value: object, keep: str = "\n\t") -> str:
-    """``str(value)`` without control characters (C0 except those in ``keep``, DEL, C1,
-    bidirectional overrides): what is safe to print to a terminal or write to a file."""
+    """``str(value)`` without control characters: what is safe to print to a terminal or to
+    write to a file.
+
+    Parameters
+    ----------
+    value : object
+        Shown as ``str(value)``.
+    keep : str
+        Control characters to keep (default newline and tab). Dropped: the other C0
+        characters (NUL, ESC...), DEL, the C1 range and the bidirectional overrides and
+        isolates (U+202A-U+202E, U+2066-U+2069).
+    """
     return str(value).translate(_drop(keep))
 
 
@@ -64,22 +75,36 @@ def _drop(keep: str) -> dict[int, None]:
 
 
 def md_escape(value: object, *, block: bool = False) -> str:
-    """``value`` as literal Markdown text on one line: line breaks become spaces, control
-    characters are dropped, ``& < >`` become entities (no HTML), and Markdown syntax is
-    backslash-escaped (no links, images, emphasis or table cells). ``block=True`` also escapes
-    what would make the text a heading or list item when it starts a line."""
+    """``value`` as literal Markdown (CommonMark, GitHub) text on one line.
+
+    Line breaks become spaces, control characters are dropped (:func:`plain_text`),
+    ``& < >`` become entities (no HTML tag, no autolink), and the characters that open inline
+    syntax are backslash-escaped: ``\\ ` * [ ] | ~ $`` and a ``_`` not inside a word (no
+    link, image, emphasis, code, math or table cell).
+
+    Parameters
+    ----------
+    value : object
+        Shown as ``str(value)``.
+    block : bool
+        The text starts a line (a heading, a paragraph, a list item): leading spaces are
+        removed and what would open a block is escaped too (``# ``, ``- ``, ``+ ``, ``1. ``,
+        ``--``, a line of ``=``), so it never becomes a heading, list item or rule.
+    """
     text = plain_text(_LINE_BREAKS.sub(" ", str(value)), keep="")
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     text = _UNDERSCORE.sub(r"\\_", _MARKDOWN.sub(r"\\\1", text))
     if block:
-        text = _BLOCK_START.sub(lambda m: f"{m[1]}{m[2]}\\" if m[2][0].isdigit()
-                                else f"{m[1]}\\{m[2]}", text)
+        text = _BLOCK_START.sub(lambda m: f"{m[1]}\\" if m[1][0].isdigit() else f"\\{m[1]}",
+                                text.lstrip())
     return text
 
 
 def md_code(value: object) -> str:
-    """``value`` as a Markdown code span, shown exactly (CommonMark: the fence is one backtick
-    longer than any run of backticks inside; nothing inside is parsed)."""
+    """``value`` as a Markdown code span, shown as it is on one line (control characters
+    dropped): the fence is one backtick longer than any run of backticks inside, and nothing
+    inside a code span is parsed (CommonMark 6.1). Not for table cells (use
+    :func:`md_escape`)."""
     text = plain_text(_LINE_BREAKS.sub(" ", str(value)), keep="")
     fence = "`" * (max((len(r) for r in re.findall("`+", text)), default=0) + 1)
     pad = " " if text.startswith("`") or text.endswith("`") or fence != "`" else ""
