@@ -76,8 +76,37 @@ def check_invariants(data: dict, source_of: Callable[[str], str]) -> None:
     RulesError
         The first broken invariant, in one line naming both ends and the fix.
     """
+    blame = _Blame(data, source_of)
     for inv in REGISTRY.values():
-        inv.check(data, source_of)
+        inv.check(data, blame)
+
+
+class _Blame:
+    """``source_of`` that also looks under a path: a table whose one key a variant set is
+    blamed on that variant (``economy.negotiation`` -> the file that set its ``buy_*``)."""
+
+    def __init__(self, data: dict, source_of: Callable[[str], str]):
+        self._data, self._source_of = data, source_of
+
+    def __call__(self, path: str) -> str:
+        from ._tools import BUNDLED
+
+        node = self._data
+        for part in path.split("."):
+            node = node.get(part) if isinstance(node, dict) else None
+        for leaf in _leaves(node, path):
+            source = self._source_of(leaf)
+            if source not in BUNDLED:
+                return source
+        return self._source_of(path)
+
+
+def _leaves(node, path: str):
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from _leaves(value, f"{path}.{key}")
+    else:
+        yield path
 
 
 def reference() -> str:

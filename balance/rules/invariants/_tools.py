@@ -54,11 +54,16 @@ def words(values: Iterable[str]) -> str:
     return ", ".join(repr(v) for v in values)
 
 
-def known_word(source_of: Source, path: str, value: Any, choices: Sequence[str],
-               where: str, fix: str) -> None:
-    """``value`` (set at ``path``, shown as ``where``) must be one of ``choices``."""
+def known_word(source_of: Source, path: str | Sequence[str], value: Any,
+               choices: Sequence[str], where: str, fix: str) -> None:
+    """``value`` (set at ``path``, shown as ``where``) must be one of ``choices``.
+
+    ``path`` may list the value's path and the path of the choices (the file to blame is
+    the first of them a variant set).
+    """
     if value not in choices:
-        raise fail(source_of, [path], f"{where} = {value!r} is not one of {words(choices)}"
+        paths = [path] if isinstance(path, str) else list(path)
+        raise fail(source_of, paths, f"{where} = {value!r} is not one of {words(choices)}"
                    f"{did_you_mean(str(value), choices)}; {fix}")
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from ...names import normalise
 from . import invariant
-from ._tools import Source, fail
+from ._tools import Source, fail, row_name
 
 
 def _walk(node: Any, path: str = ""):
@@ -97,7 +97,7 @@ def _unique_names(rows, path, source_of) -> None:
             if k in seen and seen[k][0] != i:
                 j, other = seen[k]
                 raise fail(source_of, [path],
-                           f"table {path}: rows {j + 1} ({other}) and {i + 1} ({name!r}, {lang}) "
-                           f"share the name {name!r}, so it could only find row {j + 1}; "
-                           "rename one of them")
-            seen.setdefault(k, (i, repr(name)))
+                           f"table {path}: rows {j + 1} ({other}) and {i + 1} "
+                           f"({row_name(row, i)}) share the name {name!r}, so it could only "
+                           f"find row {j + 1}; rename one of them")
+            seen.setdefault(k, (i, row_name(row, i)))

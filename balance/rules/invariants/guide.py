@@ -56,6 +56,20 @@ def default_levels_in_range(data: dict, source_of: Source) -> None:
                        "the range")
 
 
+@invariant("encounters.party_within_max_pcs", "party.members", "encounters.max_pcs")
+def party_within_max_pcs(data: dict, source_of: Source) -> None:
+    """The default party can be calibrated against (RULES.md 2.4): its number of members is
+    at most ``encounters.max_pcs``, the largest party an encounter accepts.
+
+    Fix: raise ``encounters.max_pcs`` or shorten the party.
+    """
+    pcs, cap = len(data["party"]["members"]), data["encounters"]["max_pcs"]
+    if pcs > cap:
+        raise fail(source_of, ["encounters.max_pcs", "party.members"],
+                   f"party.members lists {pcs} PCs but encounters.max_pcs = {cap}: the default "
+                   "party could not face an encounter; raise max_pcs or shorten the party")
+
+
 @invariant("design.stat_meanings_cover", "design.stat_meanings", "design.creature_stat_min",
            "design.creature_stat_max")
 def stat_meanings_cover(data: dict, source_of: Source) -> None:
@@ -95,10 +109,11 @@ def stats_and_profiles(data: dict, source_of: Source) -> None:
     c = data["creatures"]
     fix = "use one of design.stats"
     for key in ("init_stat", "hp_stat"):
-        known_word(source_of, f"creatures.{key}", c[key], stats, f"creatures.{key}", fix)
+        known_word(source_of, [f"creatures.{key}", "design.stats"], c[key], stats,
+                   f"creatures.{key}", fix)
     for table in ("defences", "attacks"):
         for i, row in enumerate(c[table]):
-            known_word(source_of, f"creatures.{table}", row["stat"], stats,
+            known_word(source_of, [f"creatures.{table}", "design.stats"], row["stat"], stats,
                        f"creatures.{table} {row_name(row, i)}: stat", fix)
         names = [r["en"] for r in c[table]]
         for need in _REQUIRED[table]:
@@ -108,7 +123,8 @@ def stats_and_profiles(data: dict, source_of: Source) -> None:
                            f"creature sheet computes it: restore the row '{need}'")
     defences = [r["en"] for r in c["defences"]]
     for i, row in enumerate(c["attacks"]):
-        known_word(source_of, "creatures.attacks", row["defence"], defences,
+        known_word(source_of, ["creatures.attacks", "creatures.defences"], row["defence"],
+                   defences,
                    f"creatures.attacks {row_name(row, i)}: defence",
                    "name a row of creatures.defences")
     if not named(c["attacks"], c["default_attack"]):
@@ -139,9 +155,11 @@ def sizes_and_kinds(data: dict, source_of: Source) -> None:
         seen: dict[tuple[str, str], int] = {}
         for i, row in enumerate(rows):
             where = f"table {path}, row {i + 1}"
-            known_word(source_of, path, row["size"], sizes, f"{where}: size",
+            known_word(source_of, [path, "creatures.sizes"], row["size"], sizes,
+                       f"{where}: size",
                        "use an English name of creatures.sizes")
-            known_word(source_of, path, row["kind"], columns, f"{where}: kind",
+            known_word(source_of, [path, "creatures.kinds"], row["kind"], columns,
+                       f"{where}: kind",
                        f"use a {column} of creatures.kinds")
             pair = (row["kind"], row["size"])
             if pair in seen:

@@ -94,7 +94,8 @@ def grades_named(data: dict, source_of: Source) -> None:
                        f"({words(names)}); name one of them")
     tiers = [r["key"] for r in p["tiers"]["table"]]
     if "no_roll_tier" in p["grades"]:
-        known_word(source_of, "percentile.grades.no_roll_tier", p["grades"]["no_roll_tier"],
+        known_word(source_of, ["percentile.grades.no_roll_tier", "percentile.tiers.table"],
+                   p["grades"]["no_roll_tier"],
                    tiers, "percentile.grades.no_roll_tier", "name a tier key")
 
 
@@ -134,7 +135,8 @@ def characteristics_known(data: dict, source_of: Source) -> None:
         [(f"percentile.derived.{a}", spec) for a, spec in p["derived"].items()]
     for path, spec in specs:
         for item in spec["inputs"]:
-            known_word(source_of, f"{path}.inputs", item, names, f"{path}.inputs item",
+            known_word(source_of, [f"{path}.inputs", "percentile.characteristics.names"], item,
+                       names, f"{path}.inputs item",
                        "use one of percentile.characteristics.names")
         if "denominator" in spec and spec["denominator"] < 1:
             raise fail(source_of, [path], f"{path}.denominator = {spec['denominator']} must "
@@ -223,7 +225,8 @@ def hit_locations_consistent(data: dict, source_of: Source) -> None:
                    "name a column of percentile.location_hp.table")
     rows = hl["table"]
     for i, row in enumerate(rows):
-        known_word(source_of, "percentile.hit_locations.table", row["hp"],
+        known_word(source_of, ["percentile.hit_locations.table",
+                                "percentile.location_hp.locations"], row["hp"],
                    list(lhp["locations"]),
                    f"table percentile.hit_locations.table, {row_name(row, i)}: hp",
                    "name one of percentile.location_hp.locations")
@@ -237,7 +240,8 @@ def hit_locations_consistent(data: dict, source_of: Source) -> None:
                        "change the roll or the table")
     keys = [r["key"] for r in rows]
     for key in ("weapon_arm", "shield_arm"):
-        known_word(source_of, f"percentile.duel.{key}", p["duel"][key], keys,
+        known_word(source_of, [f"percentile.duel.{key}", "percentile.hit_locations.table"],
+                   p["duel"][key], keys,
                    f"percentile.duel.{key}", "name a key of percentile.hit_locations.table")
 
 
