@@ -147,6 +147,10 @@ CORRUPTIONS = {
     "metrics not a table": (lambda d: d.update(metrics=[]), ["metrics"]),
     "entry not a table": (lambda d: d["metrics"].update({PROB: 0.17}), [f"metric '{PROB}'"]),
     "sources not strings": (lambda d: d["rules"].update(sources=[1]), ["rules", "sources"]),
+    "control character in a label": (
+        lambda d: d["metrics"][EXACT_D]["labels"].__setitem__(0, "un\x1b[31mchanged"),
+        [f"metric '{EXACT_D}'", "labels", "printable"]),
+    "only matching nothing": (lambda d: d.update(only=["nope.*"]), ["only", "'nope.*'"]),
     "schema version true": (lambda d: d.update(schema_version=True), ["schema version"]),
 }
 

@@ -22,6 +22,7 @@ Any violation is a one-line :class:`SnapshotError` naming the file, the metric a
 """
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import json
 import math
@@ -42,6 +43,7 @@ MAX_DEPTH = 32
 MAX_DIGITS = 40
 MAX_TRIALS = 10**10
 MAX_SEED = 2**128
+MAX_TEXT = 1000
 _EPS = 1e-9
 _FILE_KEYS = {"schema", "schema_version", "balance_version", "created", "rules", "trials",
               "seed", "catalogue_id", "only", "metrics", "curves", "sha256"}
@@ -172,9 +174,11 @@ def _int(where: str, field: str, value: object, low: int, high: int) -> int:
     return value
 
 
-def _str(where: str, field: str, value: object) -> str:
-    if not isinstance(value, str):
-        raise _fail(where, field, f"must be text, got {_show(value)}")
+def _str(where: str, field: str, value: object, longest: int = MAX_TEXT) -> str:
+    """Printable text of at most ``longest`` characters (it reaches terminals and reports)."""
+    if not isinstance(value, str) or len(value) > longest or not value.isprintable():
+        raise _fail(where, field, f"must be printable text of at most {longest} characters, "
+                                  f"got {_show(value)}")
     return value
 
 
@@ -241,18 +245,24 @@ def check_document(doc: object, where: str, known: Mapping[str, Metric]) -> None
         raise _fail(where, "rules", f"must be a table of fingerprint and sources, got "
                                     f"{_show(rules)}")
     _str(where, "rules.fingerprint", rules["fingerprint"])
-    if not isinstance(rules["sources"], list) or not all(isinstance(s, str)
-                                                         for s in rules["sources"]):
+    if not isinstance(rules["sources"], list):
         raise _fail(where, "rules.sources", f"must be a list of text, got "
                                             f"{_show(rules['sources'])}")
-    only = doc.get("only")
-    if only is not None and not (isinstance(only, list) and only
-                                 and all(isinstance(s, str) for s in only)):
-        raise _fail(where, "only", f"must be null or a list of metric patterns, got "
-                                   f"{_show(only)}")
+    for source in rules["sources"]:
+        _str(where, "rules.sources", source)
     metrics = doc["metrics"]
     if not isinstance(metrics, dict) or not metrics:
         raise _fail(where, "metrics", f"must be a non-empty table, got {_show(metrics)}")
+    only = doc.get("only")
+    if only is not None:
+        if not isinstance(only, list) or not only:
+            raise _fail(where, "only", f"must be null or a list of metric patterns, got "
+                                       f"{_show(only)}")
+        for pattern in only:
+            _str(where, "only", pattern)
+            if not any(fnmatch.fnmatchcase(n, pattern) for n in metrics):
+                raise _fail(where, "only", f"pattern {_show(pattern)} matches none of the "
+                                           "file's metrics")
     for name, entry in metrics.items():
         _entry(f"{where}: metric {_show(name)}", name, entry, known, trials)
     _curves(where, doc.get("curves", {}))
@@ -295,8 +305,10 @@ def _entry(where: str, name: str, e: object, known: Mapping[str, Metric], trials
     probability = m.unit == "probability" or shape in ("proportion", "distribution")
     if shape == "distribution":
         labels = _list(where, "labels", e["labels"])
-        if not all(isinstance(x, str) for x in labels) or len(set(labels)) != len(labels):
-            raise _fail(where, "labels", f"must be distinct texts, got {_show(labels)}")
+        for label in labels:
+            _str(where, "labels", label, 200)
+        if len(set(labels)) != len(labels):
+            raise _fail(where, "labels", f"must be distinct, got {_show(labels)}")
         values = [_finite(where, "value", v, probability=True)
                   for v in _list(where, "value", e["value"], len(labels))]
         if abs(math.fsum(values) - 1) > 1e-6:
