@@ -10,7 +10,8 @@ import contextlib
 import io
 import json
 import math
-import os
+import subprocess
+import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -217,6 +218,22 @@ def test_file_over_the_size_limit_is_refused_before_reading(tmp_path):
     with open(path, "wb") as handle:                   # sparse: no disk used
         handle.truncate(snapshot.MAX_BYTES + 1)
     refused(path, str(path), "larger than the 32 MiB")
+
+
+def test_largest_hostile_file_under_a_memory_limit(tmp_path):
+    """32 MiB of opening brackets (the size limit, nested 33 million deep), in a real process
+    limited to 1.5 GiB of address space: one line, exit 2, well within the timeout."""
+    resource = pytest.importorskip("resource")
+    path = tmp_path / "open.json"
+    path.write_bytes(b"[" * snapshot.MAX_BYTES)
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (1536 * 2**20,) * 2)
+    proc = subprocess.run([sys.executable, "-m", "balance", "check", "--baseline", str(path)],
+                          capture_output=True, text=True, preexec_fn=limit, timeout=120)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr == f"balance: error: {path}: not a snapshot (brackets nested deeper " \
+                          "than 32 levels)\n"
 
 
 def test_duplicate_keys_and_huge_integers(doc, base, tmp_path):
