@@ -2,8 +2,9 @@
 
 A snapshot records, per metric, its definition (unit, kind, shape, tolerance) and measurement
 (value, interval, trials, seed, counts), plus the rules fingerprint, the package version, the
-catalogue id and a schema version. Files are written atomically (a temporary file in the same
-directory, then ``os.replace``) and never overwrite an existing file unless asked.
+catalogue id, a schema version and the SHA-256 of the rest of the content. Files are written
+atomically (a temporary file in the same directory, then ``os.replace``) and never overwrite an
+existing file unless asked; :func:`read` checks every field (:mod:`.validate`).
 """
 from __future__ import annotations
 
