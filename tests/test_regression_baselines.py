@@ -69,12 +69,10 @@ def damaged(doc, tmp_path, change, name="baseline.json", keep_digest=False):
     return path
 
 
-def refused(path, *fragments, command=("check",)):
-    """``balance check --baseline path`` (or ``diff path path``) exits 2 with one line."""
-    if command == ("check",):
-        code, out, err = cli("check", "--baseline", path)
-    else:
-        code, out, err = cli(*command)
+def refused(path, *fragments, command=None):
+    """``balance check --baseline path`` (or ``command``) exits 2 with one line holding
+    every fragment."""
+    code, out, err = cli(*(command or ("check", "--baseline", path)))
     assert code == 2, (out, err)
     assert err.count("\n") == 1 and "Traceback" not in err and out == "", err
     for f in fragments:
