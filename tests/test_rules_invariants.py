@@ -233,6 +233,13 @@ REFUSED = [
      ["percentile.hit_locations.mounted_roll = '1d10+11' rolls 12..21", "covers 1..20"]),
     ("percentile.hit_locations_consistent", value("percentile.duel.weapon_arm", "tentacle"),
      ["percentile.duel.weapon_arm = 'tentacle'", "'right_arm'"]),
+    ("percentile.magic_consistent", rows("percentile.magic.conditions", 3, key="smell"),
+     ["percentile.magic.conditions, row 4: key = 'smell'", "'sight'"]),
+    ("percentile.magic_consistent", value("percentile.magic.location_fractions",
+                                          [0.25, 0.75, 0.5, 1.0]),
+     ["percentile.magic.location_fractions item 3 = 0.5"]),
+    ("percentile.magic_consistent", rows("percentile.magic.wounds", 1, passed=3),
+     ["percentile.magic.wounds, 'serious wound': passed = 3, failed = 2"]),
     ("percentile.combat_sizes_and_dice", rows("percentile.weapons.table", 4, size="Gigantic"),
      ["percentile.weapons.table, 'Great axe': size 'Gigantic'", "percentile.combat.sizes"]),
     ("percentile.combat_sizes_and_dice", rows("percentile.shields.table", 0, damage="d"),
@@ -291,6 +298,9 @@ ACCEPTED = [
      rows("percentile.damage_modifier.table", 16, dice="+2d10+1d4")),
     ("percentile.hit_locations_consistent",
      value("percentile.hit_locations.mounted_roll", "1d10+10")),
+    ("percentile.magic_consistent", merge(
+        value("percentile.magic.location_fractions", [0.0, 0.5, 0.5, 1.0]),
+        rows("percentile.magic.wounds", 1, passed=2))),
     ("percentile.combat_sizes_and_dice", merge(
         rows("percentile.weapons.table", 4, size="medium"),
         value("percentile.combat.sizes.parry_block", [1.0, 0.0]))),

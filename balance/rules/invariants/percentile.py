@@ -279,3 +279,37 @@ def combat_sizes_and_dice(data: dict, source_of: Source) -> None:
             raise fail(source_of, ["percentile.combat.sizes.parry_block"],
                        f"percentile.combat.sizes.parry_block item {i + 1} = {value} is not a "
                        "fraction; write a number from 0 to 1")
+
+
+#: casting requirements balance.percentile.casting_conditions takes as arguments
+_CONDITIONS = ("clear_thought", "free_hand", "voice", "sight")
+
+
+@invariant("percentile.magic_consistent", "percentile.magic.conditions",
+           "percentile.magic.location_fractions", "percentile.magic.wounds")
+def magic_consistent(data: dict, source_of: Source) -> None:
+    """Magic rules stay meaningful (RULES.md 3.4): each casting condition's ``key`` is one the
+    casting checklist knows (``clear_thought``, ``free_hand``, ``voice``, ``sight``); each
+    ``location_fractions`` item is a fraction in 0..1, rising with Magical Strength; a wound
+    makes casting no easier (``passed`` and ``failed`` steps >= 0) and failing the Willpower
+    check is no better than passing it (``failed >= passed``).
+
+    Fix: use a known condition key, a fraction in 0..1 in rising order, or order the steps.
+    """
+    magic = data["percentile"]["magic"]
+    for i, row in enumerate(magic["conditions"]):
+        known_word(source_of, "percentile.magic.conditions", row["key"], _CONDITIONS,
+                   f"table percentile.magic.conditions, row {i + 1}: key",
+                   "the casting checklist takes only those")
+    fractions = magic["location_fractions"]
+    for i, value in enumerate(fractions):
+        if not 0 <= value <= 1 or (i and value < fractions[i - 1]):
+            raise fail(source_of, ["percentile.magic.location_fractions"],
+                       f"percentile.magic.location_fractions item {i + 1} = {value} is not a "
+                       "fraction in 0..1 at least the previous one; write rising fractions")
+    for i, row in enumerate(magic["wounds"]):
+        if row["passed"] < 0 or row["failed"] < row["passed"]:
+            raise fail(source_of, ["percentile.magic.wounds"],
+                       f"table percentile.magic.wounds, {row_name(row, i)}: passed = "
+                       f"{row['passed']}, failed = {row['failed']}; a wound makes casting no "
+                       "easier (passed >= 0) and failing Willpower no easier (failed >= passed)")
