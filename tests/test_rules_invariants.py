@@ -200,6 +200,10 @@ REFUSED = [
      ["percentile.duel.prone_grade = 'Tricky'", "'Hard'"]),
     ("percentile.grades_named", value("percentile.grades.no_roll_tier", "loss"),
      ["percentile.grades.no_roll_tier = 'loss'", "'failure'"]),
+    ("percentile.grades_ordered", rows("percentile.grades.table", 5, denominator=1),
+     ["'Herculean' (x1/1) is easier than 'Formidable' before it (x1/2)"]),
+    ("percentile.grades_ordered", rows("percentile.grades.table", 4, roll=False),
+     ["'Herculean' allows a roll but comes after 'Formidable', which allows none"]),
     ("percentile.characteristics_known",
      value("percentile.characteristics.names", ["CON", "SIZ", "DEX", "INT", "POW", "CHA"]),
      ["percentile.characteristics.names lacks 'STR'"]),
@@ -289,6 +293,7 @@ ACCEPTED = [
     ("percentile.tiers_ordered", rows("percentile.tiers.table", 3, value=5)),
     ("percentile.grades_named", merge(value("percentile.grades.default", "very_easy"),
                                       value("percentile.duel.prone_grade", "Difficile"))),
+    ("percentile.grades_ordered", rows("percentile.grades.table", 5, denominator=2)),
     ("percentile.characteristics_known", merge(
         value("percentile.characteristics.names", ["CHA", "STR", "CON", "SIZ", "DEX", "INT",
                                                    "POW"]),

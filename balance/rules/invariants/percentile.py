@@ -99,6 +99,31 @@ def grades_named(data: dict, source_of: Source) -> None:
                    tiers, "percentile.grades.no_roll_tier", "name a tier key")
 
 
+@invariant("percentile.grades_ordered", "percentile.grades.table")
+def grades_ordered(data: dict, source_of: Source) -> None:
+    """The grades run from easiest to hardest (RULES.md 3.1, 3.3: "one grade harder" is the
+    next row): each rolled grade's factor ``numerator / denominator`` is at most the previous
+    one's, and a grade that allows no roll (``roll = false``) comes after every rolled grade.
+
+    Fix: list the grades from easiest to hardest.
+    """
+    rows = data["percentile"]["grades"]["table"]
+    for i in range(1, len(rows)):
+        prev, row = rows[i - 1], rows[i]
+        if prev["roll"] and row["roll"] and \
+                row["numerator"] * prev["denominator"] > prev["numerator"] * row["denominator"]:
+            raise fail(source_of, ["percentile.grades.table"],
+                       f"percentile.grades.table: {row_name(row, i)} (x{row['numerator']}/"
+                       f"{row['denominator']}) is easier than {row_name(prev, i - 1)} before it "
+                       f"(x{prev['numerator']}/{prev['denominator']}); list the grades from "
+                       "easiest to hardest")
+        if not prev["roll"] and row["roll"]:
+            raise fail(source_of, ["percentile.grades.table"],
+                       f"percentile.grades.table: {row_name(row, i)} allows a roll but comes "
+                       f"after {row_name(prev, i - 1)}, which allows none; put the no-roll "
+                       "grades last")
+
+
 @invariant("percentile.characteristics_known", "percentile.characteristics",
            "percentile.humans", "percentile.<attribute>.inputs", "percentile.derived")
 def characteristics_known(data: dict, source_of: Source) -> None:
