@@ -3,7 +3,8 @@
 Command groups register themselves: each module of :data:`COMMAND_MODULES` exposes
 ``register(subparsers)``, adding subcommands whose handler (``set_defaults(func=...)``) takes
 the parsed arguments and returns an exit code. Bad input exits with code 2 and one line on
-stderr (``balance: error: ...``), never a traceback.
+stderr (``balance: error: ...``), never a traceback; any other exception is an internal error:
+one line too, exit code 1 (``--debug`` or ``BALANCE_DEBUG=1`` adds the traceback).
 
 Examples::
 
@@ -17,6 +18,7 @@ import argparse
 import importlib
 import json
 import sys
+import traceback
 from collections.abc import Sequence
 
 import pandas as pd
@@ -171,6 +173,8 @@ def build_parser() -> Parser:
                     "answers, Monte Carlo simulations with intervals, balance reports.",
                     epilog="Run 'balance COMMAND --help' for the options of a command.")
     parser.add_argument("--version", action="version", version=f"balance {__version__}")
+    parser.add_argument("--debug", action="store_true",
+                        help="on an error, print the Python traceback too (also BALANCE_DEBUG=1)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     _register_report(sub)
     _register_bench(sub)
@@ -185,13 +189,50 @@ def build_parser() -> Parser:
     return parser
 
 
+def _debug(argv: Sequence[str]) -> bool:
+    """``--debug`` given (before the command) or ``BALANCE_DEBUG`` set to anything but 0."""
+    import os
+
+    return "--debug" in argv or os.environ.get("BALANCE_DEBUG", "0").strip() not in ("", "0")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``balance`` console script; returns the exit code."""
+    """Entry point of the ``balance`` console script; returns the exit code.
+
+    Exit codes: 0 success; 2 bad input (``balance: error: <one line>``: a ValueError,
+    RulesError, KeyError or OSError naming what to fix); 1 an internal error (any other
+    exception, also one line, pointing to ``--debug``); 130 interrupted (Ctrl-C).
+    ``--debug`` (or ``BALANCE_DEBUG=1``) prints the traceback before the line.
+    """
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] == "bench":
+    debug = _debug(argv)
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        if debug:
+            traceback.print_exc()
+        print("balance: interrupted", file=sys.stderr)
+        return 130
+    except (ValueError, KeyError, OSError) as exc:  # RulesError is a ValueError
+        if debug:
+            traceback.print_exc()
+        print(f"balance: error: {one_line(exc)}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # the last resort: a bug, not the user's input
+        if debug:
+            traceback.print_exc()
+        hint = "" if debug else " (run with --debug for the traceback)"
+        print(f"balance: error: internal error: {type(exc).__name__}: {one_line(exc)}{hint}",
+              file=sys.stderr)
+        return 1
+
+
+def _main(argv: list[str]) -> int:
+    plain = argv[1:] if argv[:1] == ["--debug"] else argv
+    if plain and plain[0] == "bench":
         from . import bench
 
-        return bench.main(argv[1:])
+        return bench.main(plain[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "func", None) is None:
@@ -204,9 +245,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except (ValueError, KeyError, OSError) as exc:  # RulesError is a ValueError
-        print(f"balance: error: {one_line(exc)}", file=sys.stderr)
-        return 2
     return 0 if code is None else int(code)
 
 

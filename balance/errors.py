@@ -6,6 +6,7 @@ Every public function validates its arguments *before* doing any work and raises
 from __future__ import annotations
 
 import difflib
+import math
 import numbers
 from collections.abc import Iterable
 
@@ -20,6 +21,9 @@ __all__ = [
     "check_choice",
     "did_you_mean",
 ]
+
+
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
 class RulesError(ValueError):
@@ -63,18 +67,23 @@ def check_integer(name: str, value: object, *, min: int | None = None,
     value = int(value)
     if (min is not None and value < min) or (max is not None and value > max):
         raise _invalid(name, "an integer", min, max, value)
+    if not _INT64_MIN <= value <= _INT64_MAX:  # numpy could not hold it
+        raise _invalid(name, "an integer", _INT64_MIN if min is None else min,
+                       _INT64_MAX if max is None else max, value)
     return value
 
 
 def check_number(name: str, value: object, *, min: float | None = None,
                  max: float | None = None, strict_min: bool = False) -> float:
-    """Return ``value`` as a real number or raise a one-line ``ValueError``.
+    """Return ``value`` as a finite real number or raise a one-line ``ValueError``.
 
-    ``strict_min`` makes the lower bound exclusive (``value > min``).
+    ``strict_min`` makes the lower bound exclusive (``value > min``). NaN and infinities are
+    refused.
     """
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) \
-            or value != value:  # NaN
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise ValueError(f"{name} must be a number, got {value!r}")
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
     if min is not None and (value <= min if strict_min else value < min):
         op = ">" if strict_min else ">="
         raise ValueError(f"{name} must be a number {op} {min}, got {value}")
@@ -98,6 +107,16 @@ def check_integer_array(name: str, value: object, *, min: int | None = None,
     if arr.dtype.kind == "f":
         if not np.all(np.isfinite(arr)) or not np.all(arr == np.round(arr)):
             raise _invalid(name, "integers", min, max, value, repr_=True)
+        _in_range(name, "integers", arr, min, max)  # the value given, before any cast
+    if arr.dtype.kind in "fu":  # outside int64 a cast would wrap
+        lo = _INT64_MIN if min is None else min
+        hi = _INT64_MAX if max is None else max
+        if arr.dtype.kind == "f":  # 2.0**63 is the first float past int64
+            bad = arr[(arr < -2.0**63) | (arr >= 2.0**63)]
+        else:
+            bad = arr[arr > np.uint64(_INT64_MAX)]
+        if bad.size:
+            raise _invalid(name, "integers", lo, hi, bad.flat[0])
     return _in_range(name, "integers", arr.astype(np.int64), min, max)
 
 

@@ -41,6 +41,7 @@ import pandas as pd
 
 from . import _mcexec, _mcpool
 from ._mcpool import shutdown_workers
+from .budgets import check_blocks, check_trials, check_workers
 from .errors import check_integer, did_you_mean
 from .intervals import normal_interval, proportion_table, wilson, z_value
 from .rng import RNGLike, as_seed_sequence, check_rng, seed_label
@@ -209,11 +210,7 @@ def _check_workers(workers: object) -> object:
                          f"got {workers!r}{did_you_mean(workers, ['dask'])}")
     if type(workers).__module__.startswith("distributed") and hasattr(workers, "submit"):
         return workers
-    try:
-        return check_integer("workers", workers, min=1)
-    except ValueError:
-        raise ValueError("workers must be an integer >= 1, 'dask' or a dask.distributed.Client, "
-                         f"got {workers!r}") from None
+    return check_workers(workers)  # at most the cores (budgets.max_workers)
 
 
 def _fingerprint(rules: object, sampler: Callable) -> str | None:
@@ -286,7 +283,8 @@ def run(sampler: Callable[[int, np.random.Generator], dict], trials: int, *,
         accumulators whose keys, shapes and kinds never change. Must pickle (module-level
         function or ``functools.partial`` of one) for ``workers > 1``; functions defined in
         ``__main__``/notebooks are sent with cloudpickle.
-    trials : int >= 1
+    trials : int
+        1 to :data:`balance.budgets.MAX_TRIALS` (10**10).
     seed : int, SeedSequence, Generator or None
         ``None`` draws fresh entropy, recorded in the result.
     chunk_size : int, optional
@@ -294,7 +292,8 @@ def run(sampler: Callable[[int, np.random.Generator], dict], trials: int, *,
         :data:`DEFAULT_CHUNK_BLOCKS` blocks, 4x that on Dask, fewer when needed to keep every
         worker busy). Affects speed and progress only, never results.
     workers : int, "dask" or dask.distributed.Client
-        ``1``: this process; ``N``: N processes, this one and N - 1 helpers (kept
+        ``1``: this process; ``N`` (at most :func:`balance.budgets.max_workers`, the usable
+        cores): N processes, this one and N - 1 helpers (kept
         :data:`balance._mcpool.IDLE_TIMEOUT` s for the next run; :func:`shutdown_workers`);
         ``"dask"``: a LocalCluster created and closed for this run; a Client: its cluster.
         Results are identical in all cases.
@@ -314,7 +313,7 @@ def run(sampler: Callable[[int, np.random.Generator], dict], trials: int, *,
     """
     if not callable(sampler):
         raise ValueError(f"sampler must be callable (n, rng) -> dict of arrays, got {sampler!r}")
-    trials = check_integer("trials", trials, min=1)
+    trials = check_trials(trials)  # 1..budgets.MAX_TRIALS
     check_rng(seed, "seed")
     if chunk_size is not None:
         chunk_size = check_integer("chunk_size", chunk_size, min=1)
@@ -324,6 +323,7 @@ def run(sampler: Callable[[int, np.random.Generator], dict], trials: int, *,
     if not isinstance(label, str):
         raise ValueError(f"label must be a str, got {label!r}")
     block_size = check_integer("block_size", block_size, min=1)
+    check_blocks(trials, block_size)
     fingerprint = _fingerprint(rules, sampler)
 
     root = as_seed_sequence(seed)

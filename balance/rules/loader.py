@@ -12,6 +12,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from ..budgets import check_depth, check_nesting, check_size
 from ..errors import RulesError, did_you_mean
 from .validate import check_effective, check_list_items, check_overlay, normalise_integers
 
@@ -30,10 +31,29 @@ def _freeze(value: Any) -> Any:
 
 
 def _read_toml(text: str, source: str) -> dict:
+    check_depth(text, source)  # before parsing: a deep nest makes tomllib recurse
     try:
-        return tomllib.loads(text)
+        raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise RulesError(f"{source}: not valid TOML: {exc}") from None
+    except RecursionError:  # pragma: no cover - check_depth refuses these first
+        raise RulesError(f"{source}: nested too deep") from None
+    check_nesting(raw, source)
+    return raw
+
+
+def _read_text(path, source: str) -> str:
+    """The text of a rules file (a Path or a package resource): at most
+    ``budgets.MAX_RULES_BYTES`` bytes of UTF-8, else a RulesError naming the file."""
+    if isinstance(path, Path):
+        check_size(source, path.stat().st_size)
+    data = path.read_bytes()
+    check_size(source, len(data))
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RulesError(f"{source}: not UTF-8 text (byte 0x{data[exc.start]:02x} at position "
+                         f"{exc.start}); save it as UTF-8") from None
 
 
 def _merge(base: dict, overlay: dict, origin: dict, source: str, path: str = "") -> None:
@@ -178,6 +198,7 @@ class Rules(Mapping):
         """
         if not isinstance(overrides, Mapping):
             raise RulesError(f"{source}: overrides must be a nested dict, got {overrides!r}")
+        check_nesting(overrides, source)  # before _thaw recurses into it
         return _apply(self, _thaw(overrides), source)
 
 
@@ -247,7 +268,7 @@ def load_rules(*files: str | Path) -> Rules:
     rules = default_rules()
     for file in files:
         path = _locate(file)
-        text = path.read_text(encoding="utf-8")  # a Path or a package resource
+        text = _read_text(path, str(file))  # a Path or a package resource
         rules = _apply(rules, _read_toml(text, str(file)), str(file))
     return rules
 

@@ -14,8 +14,10 @@ starts; only the last row may leave ``high`` out (open-ended).
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
+from ..budgets import check_rules
 from ..errors import RulesError, did_you_mean
 
 __all__ = ["RESERVED", "check_overlay", "check_effective", "normalise_integers",
@@ -65,6 +67,8 @@ def _row_label(row: dict, index: int) -> str:
 
 def check_overlay(overlay: dict, defaults: dict, source: str, path: str = "") -> None:
     """Check keys and types of a variant ``overlay`` against the bundled ``defaults``."""
+    if not path:
+        _check_finite(overlay, source)
     for key, value in overlay.items():
         where = f"{path}.{key}" if path else str(key)
         if not path and key == "limits":
@@ -87,6 +91,19 @@ def check_overlay(overlay: dict, defaults: dict, source: str, path: str = "") ->
             check_overlay(value, default, source, where)
         elif _is_row_table(default):
             _check_rows(value, default, source, where)
+
+
+def _check_finite(overlay: dict, source: str) -> None:
+    """Every number of a variant is finite (TOML allows ``nan`` and ``inf``)."""
+    stack: list = [("", overlay)]
+    while stack:
+        where, node = stack.pop()
+        if isinstance(node, dict):
+            stack.extend((f"{where}.{k}" if where else str(k), v) for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend((f"{where}[{i + 1}]", v) for i, v in enumerate(node))
+        elif isinstance(node, float) and not math.isfinite(node):
+            raise RulesError(f"{source}: {where} must be a finite number, got {node}")
 
 
 def normalise_integers(overlay: Any, defaults: Any) -> Any:
@@ -176,6 +193,7 @@ def _get(data: dict, dotted: str) -> Any:
 
 def check_effective(data: dict, defaults: dict, limits: dict, source_of) -> None:
     """Check the merged rules: limits and interval tables. ``source_of(path)`` names the file."""
+    check_rules(data, source_of)  # the budgets first (table rows, dice, grids: budgets.py)
     for dotted, bounds in limits.items():
         lo, hi = bounds
         parent, _, column = dotted.rpartition(".")

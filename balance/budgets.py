@@ -1,0 +1,274 @@
+"""Resource budgets: every amount of work a user can size is bounded, and refused up front.
+
+A budget is a software limit, not a game rule: it keeps one command, one notebook cell or one
+variant file from hanging the machine or exhausting its memory. Anything over a budget raises
+a one-line :class:`ValueError` (:class:`~balance.errors.RulesError` for rules data) naming
+the argument, file or table and the budget, *before* any work starts.
+The table of docs/reference/budgets.md lists them with where they are enforced.
+
+========================  =====================  ===========================================
+budget                    value                  what it bounds
+========================  =====================  ===========================================
+:data:`MAX_TRIALS`        10**10                 trials of one Monte Carlo run (any --trials)
+:data:`MAX_BLOCKS`        10**6                  seeded blocks of one run (trials/block_size)
+:func:`max_workers`       the usable cores       local worker processes (Dask: unbounded)
+:data:`MAX_DICE`          1,000 dice             dice of one term of a dice expression
+:data:`MAX_FACES`         10,000 faces           faces of one die
+:data:`MAX_CONSTANT`      10**9                  size of a constant of a dice expression
+:data:`MAX_SUPPORT`       10**6 values           support of an exact dice distribution
+:data:`MAX_TABLE_ROWS`    1,000 rows             rows of any table of a rules file
+:data:`MAX_GRID_CELLS`    2 x 10**7 cells        exact lookup surfaces built from rules
+:data:`MAX_RULES_DEPTH`   32 levels              nesting of a rules file (TOML tables/arrays)
+:data:`MAX_RULES_BYTES`   4 MiB                  size of a rules file
+========================  =====================  ===========================================
+
+>>> from balance import budgets
+>>> budgets.check_trials(20_000)
+20000
+>>> budgets.check_trials(10**18)
+Traceback (most recent call last):
+...
+ValueError: trials must be an integer between 1 and 10000000000 (the trials budget), got 1000000000000000000
+"""
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Callable, Mapping, Sequence
+
+from .errors import RulesError, check_integer
+
+__all__ = ["MAX_TRIALS", "MAX_BLOCKS", "MAX_DICE", "MAX_FACES", "MAX_CONSTANT", "MAX_SUPPORT", "MAX_TABLE_ROWS", "MAX_GRID_CELLS", "MAX_RULES_DEPTH",
+           "MAX_RULES_BYTES", "max_workers", "check_trials", "check_blocks", "check_workers", "check_support",
+           "check_rows", "check_grid", "check_depth", "check_nesting", "check_size", "check_rules"]
+
+#: Trials of one Monte Carlo run: 10**10 take about an hour on one core for the fastest
+#: kernels; the run's block list stays below 40,000 entries.
+MAX_TRIALS = 10**10
+#: Seeded blocks of one run (``trials / block_size``; the default block size gives 38,147
+#: blocks for MAX_TRIALS).
+MAX_BLOCKS = 10**6
+#: Dice of one term of a dice expression (``1000d6``).
+MAX_DICE = 1000
+#: Faces of one die (``d10000``).
+MAX_FACES = 10_000
+#: Largest magnitude of a constant in a dice expression (totals stay far inside int64).
+MAX_CONSTANT = 10**9
+#: Distinct totals of an exact dice distribution (one float64 each: 8 MB).
+MAX_SUPPORT = 10**6
+#: Rows of one table of a rules file (the largest bundled table has 29).
+MAX_TABLE_ROWS = 1000
+#: Cells of an exact lookup surface built from rules data (about 0.5 GB while it is built:
+#: a d1000 percentile die fits, a d10000 does not).
+MAX_GRID_CELLS = 2 * 10**7
+#: Nesting depth of a rules file (tables and arrays; the bundled files use 4).
+MAX_RULES_DEPTH = 32
+#: Bytes of one rules file (the bundled files are under 40 kB).
+MAX_RULES_BYTES = 4 << 20
+
+
+def max_workers() -> int:
+    """Worker processes :func:`balance.montecarlo.run` accepts: the cores this process may use
+    (``os.sched_getaffinity``, else ``os.cpu_count``). A Dask cluster is bounded by its own
+    configuration instead."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover - macOS, Windows
+        return max(1, os.cpu_count() or 1)
+
+
+def check_trials(trials: object, name: str = "trials") -> int:
+    """``trials`` as an int in ``1..MAX_TRIALS``, else a one-line ValueError."""
+    try:
+        return check_integer(name, trials, min=1, max=MAX_TRIALS)
+    except ValueError:
+        raise ValueError(f"{name} must be an integer between 1 and {MAX_TRIALS} (the trials "
+                         f"budget), got {trials!r}") from None
+
+
+def check_blocks(trials: int, block_size: int) -> None:
+    """Refuse a run of more than :data:`MAX_BLOCKS` seeded blocks."""
+    blocks = -(-trials // block_size)
+    if blocks > MAX_BLOCKS:
+        raise ValueError(f"block_size must be at least {-(-trials // MAX_BLOCKS):,} for "
+                         f"{trials:,} trials: runs are limited to {MAX_BLOCKS:,} blocks (the "
+                         f"blocks budget), got block_size={block_size:,}")
+
+
+def check_workers(workers: object) -> int:
+    """``workers`` as an int in ``1..max_workers()``, else a one-line ValueError."""
+    most = max_workers()
+    try:
+        return check_integer("workers", workers, min=1, max=most)
+    except ValueError:
+        raise ValueError(f"workers must be an integer between 1 and {most} (the cores of this "
+                         f"machine), 'dask' or a dask.distributed.Client, got {workers!r}") \
+            from None
+
+
+def check_support(expr: object, support: int) -> int:
+    """Refuse an exact distribution of more than :data:`MAX_SUPPORT` distinct totals."""
+    if support > MAX_SUPPORT:
+        raise ValueError(f"dice expression {str(expr)!r} has {support:,} possible totals; exact "
+                         f"distributions are limited to {MAX_SUPPORT:,} (the dice budget): use "
+                         "fewer dice or faces, or sample it")
+    return support
+
+
+def check_rows(where: str, rows: Sequence, source: str) -> None:
+    """Refuse a rules table of more than :data:`MAX_TABLE_ROWS` rows (RulesError)."""
+    if len(rows) > MAX_TABLE_ROWS:
+        raise RulesError(f"{source}: table {where} has {len(rows):,} rows; tables are limited "
+                         f"to {MAX_TABLE_ROWS:,} rows (the table budget)")
+
+
+def check_grid(what: str, shape: Sequence[int], because: str = "") -> None:
+    """Refuse an exact surface of more than :data:`MAX_GRID_CELLS` cells, before allocating
+    it. ``because`` names the rules values or arguments that size it."""
+    cells = math.prod(int(n) for n in shape)
+    if cells > MAX_GRID_CELLS:
+        size = " x ".join(f"{int(n):,}" for n in shape)
+        raise ValueError(f"{what} would have {size} = {cells:,} cells"
+                         f"{f' (from {because})' if because else ''}; exact surfaces are "
+                         f"limited to {MAX_GRID_CELLS:,} cells (the grid budget)")
+
+
+def check_size(source: str, size: int) -> None:
+    """Refuse a rules file of more than :data:`MAX_RULES_BYTES` bytes (RulesError)."""
+    if size > MAX_RULES_BYTES:
+        raise RulesError(f"{source}: {size:,} bytes; rules files are limited to "
+                         f"{MAX_RULES_BYTES:,} bytes")
+
+
+def check_depth(text: str, source: str) -> None:
+    """Refuse TOML text nested deeper than :data:`MAX_RULES_DEPTH`, before parsing it
+    (a deep nest makes the parser recurse until Python's limit).
+
+    Counts unquoted ``[``/``{`` opening arrays and inline tables inside a value (brackets
+    of comments and strings are skipped); ``[a.b.c]`` headers count their dotted parts.
+    """
+    depth = most = 0
+    i, n = 0, len(text)
+    line_start = True
+    while i < n:
+        c = text[i]
+        if c in "\"'":
+            quote = text[i:i + 3] if text[i:i + 3] in ('"""', "'''") else c
+            i += len(quote)
+            while i < n and not text.startswith(quote, i):
+                i += 2 if (c == '"' and text[i] == "\\") else 1
+            i += len(quote)
+            line_start = False
+            continue
+        if c == "#":
+            while i < n and text[i] != "\n":
+                i += 1
+            continue
+        if c == "\n":
+            line_start = True
+        elif c in " \t\r":
+            pass
+        elif c == "[" and line_start and depth == 0:  # a [table] header: dotted parts
+            end = text.find("\n", i)
+            header = text[i:n if end < 0 else end]
+            most = max(most, header.count(".") + 1)
+            i = n if end < 0 else end
+            continue
+        elif c in "[{":
+            depth += 1
+            most = max(most, depth)
+            line_start = False
+        elif c in "]}":
+            depth = max(0, depth - 1)
+            line_start = False
+        else:
+            line_start = False
+        if most > MAX_RULES_DEPTH:
+            raise RulesError(f"{source}: nested more than {MAX_RULES_DEPTH} levels deep "
+                             "(the rules depth budget)")
+        i += 1
+
+
+def check_nesting(value: object, source: str) -> None:
+    """Refuse parsed rules (or an in-memory overlay) nested deeper than
+    :data:`MAX_RULES_DEPTH` dicts and lists, walking iteratively (no recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, Mapping):
+            children = node.values()
+        elif isinstance(node, (list, tuple)):
+            children = node
+        else:
+            continue
+        if depth > MAX_RULES_DEPTH:
+            raise RulesError(f"{source}: nested more than {MAX_RULES_DEPTH} levels deep "
+                             "(the rules depth budget)")
+        stack.extend((child, depth + 1) for child in children)
+
+
+#: text that reads as a dice expression: digits, d, signs, spaces, with at least one NdM
+_DICE_LIKE = re.compile(r"^[\s0-9dD+-]*\d*[dD]\d+[\s0-9dD+-]*$")
+
+
+def _leaves(data: Mapping):
+    """``(table path, where, value)`` of every list and text of merged rules data, iteratively;
+    ``where`` names a row as validation does (``table t, row 3 (Name): column``)."""
+    stack: list = [("", "", data)]
+    while stack:
+        table, where, node = stack.pop()
+        if isinstance(node, Mapping):
+            stack.extend((table, f"{where}.{k}" if where else str(k), v)
+                         for k, v in node.items())
+        elif isinstance(node, (list, tuple)):
+            yield where, where, node
+            for i, item in enumerate(node):
+                if isinstance(item, Mapping):
+                    name = item.get("en", item.get("name"))
+                    label = f"table {where}, row {i + 1}" + (
+                        f" ({name})" if isinstance(name, str) else "")
+                    stack.extend((where, f"{label}: {k}", v) for k, v in item.items())
+                else:
+                    stack.append((where, f"{where}[{i + 1}]", item))
+        elif isinstance(node, str):
+            yield table or where, where, node
+
+
+def check_rules(data: Mapping, source_of: Callable[[str], str]) -> None:
+    """Budgets of merged rules data, checked before anything is computed from them: every
+    table or list within :data:`MAX_TABLE_ROWS`; every text that reads as a dice expression
+    parses, within the dice budgets; the percentile tier lookup within
+    :data:`MAX_GRID_CELLS`. ``source_of(path)`` names the file that set a value."""
+    from .dice import parse
+
+    for table, where, value in _leaves(data):
+        if isinstance(value, (list, tuple)):
+            check_rows(where, value, source_of(table))
+        elif _DICE_LIKE.match(value):
+            try:
+                d = parse(value)
+                check_support(value, d.max - d.min + 1)
+            except ValueError as exc:
+                shown = value if len(value) <= 40 else value[:37] + "..."
+                text = str(exc).replace(f"bad dice expression {shown!r}: ", "")
+                raise RulesError(f"{source_of(table)}: {where} = {shown!r}: {text}") from None
+    _check_percentile_grid(data, source_of)
+
+
+def _check_percentile_grid(data: Mapping, source_of: Callable[[str], str]) -> None:
+    """The tier lookup of :func:`balance.percentile.rolls.tier_lookup` has
+    ``(cap + 1) x (die + 1)`` cells, ``cap = max(die * critical_divisor, high_skill + 1, die)``
+    (``rolls._skill_cap``)."""
+    try:
+        die = data["percentile"]["die"]
+        roll = data["percentile"]["roll"]
+        cap = max(die * roll["critical_divisor"], roll["high_skill"] + 1, die)
+    except (KeyError, TypeError):
+        return
+    try:
+        check_grid("the percentile tier lookup", (cap + 1, die + 1),
+                   "percentile.die, percentile.roll.critical_divisor and high_skill")
+    except ValueError as exc:
+        raise RulesError(f"{source_of('percentile.die')}: percentile.die = {die}: {exc}") \
+            from None
