@@ -16,6 +16,7 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
+from .budgets import check_grid
 from .errors import check_integer, check_integer_array
 from .names import find_row
 from .results import Simulation
@@ -167,10 +168,13 @@ def injury_surface(seconds, negative_hp, wounds=0, *, rules: Rules | None = None
     With ``tidy=True`` a long DataFrame: wounds, seconds, negative_hp, injury, injury_fr,
     modifier, probability (the whole grid wounds 0..4 x seconds 0..175 x negative HP 1..50
     is ~1.3 million rows, computed in closed form). With ``tidy=False`` the array
-    ``(wounds, seconds, negative_hp, rows + 1)``.
+    ``(wounds, seconds, negative_hp, rows + 1)``. A grid over ``budgets.MAX_GRID_CELLS``
+    (2 x 10**7) cells is refused before any work.
     """
     rules = resolve(rules)
     d, npv, n = (np.atleast_1d(x) for x in _check(seconds, negative_hp, wounds))
+    check_grid("injury_surface", (n.size, d.size, npv.size, len(rules["injuries"]["table"]) + 1),
+               "wounds x seconds x negative_hp x injury rows")
     probs = injury_probabilities(d[None, :, None], npv[None, None, :], n[:, None, None],
                                  rules=rules)
     if not tidy:

@@ -200,3 +200,13 @@ def test_grid_check_names_what_sizes_it():
                                          r"\(from a, b\); exact surfaces are limited"):
         budgets.check_grid("x", (20_001, 1000), "a, b")
     budgets.check_grid("x", (20_000, 1000))
+
+
+def test_injury_surface_over_the_grid_budget_refused_before_any_work():
+    # 5 x 176 x 50 x 30 = 1,320,000 cells is the documented full grid; 100x the seconds is not
+    full = bl.injuries.injury_surface(range(176), range(1, 51), range(5), tidy=False)
+    assert full.shape == (5, 176, 50, 30)
+    with pytest.raises(ValueError, match=r"^injury_surface would have 5 x 17,600 x 50 x 30 = "
+                                         r"132,000,000 cells \(from wounds x seconds x "
+                                         r"negative_hp x injury rows\)"):
+        bl.injuries.injury_surface(np.arange(17_600) % 176, range(1, 51), range(5))
