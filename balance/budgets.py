@@ -16,6 +16,7 @@ budget                    value                  what it bounds
 :data:`MAX_FACES`         10,000 faces           faces of one die
 :data:`MAX_CONSTANT`      10**9                  size of a constant of a dice expression
 :data:`MAX_SUPPORT`       10**6 values           support of an exact dice distribution
+:data:`MAX_SAMPLE`        10**8 values           values of one dice.sample call
 :data:`MAX_TABLE_ROWS`    1,000 rows             rows of any table of a rules file
 :data:`MAX_GRID_CELLS`    2 x 10**7 cells        exact lookup surfaces built from rules
 :data:`MAX_RULES_DEPTH`   32 levels              nesting of a rules file (TOML tables/arrays)
@@ -39,12 +40,13 @@ from collections.abc import Callable, Mapping, Sequence
 
 from .errors import RulesError, check_integer
 
-__all__ = ["MAX_TRIALS", "MAX_BLOCKS", "MAX_DICE", "MAX_FACES", "MAX_CONSTANT", "MAX_SUPPORT", "MAX_TABLE_ROWS", "MAX_GRID_CELLS", "MAX_RULES_DEPTH",
-           "MAX_RULES_BYTES", "max_workers", "check_trials", "check_blocks", "check_workers", "check_support",
-           "check_rows", "check_grid", "check_depth", "check_nesting", "check_size", "check_rules"]
+__all__ = ["MAX_TRIALS", "MAX_BLOCKS", "MAX_DICE", "MAX_FACES", "MAX_CONSTANT", "MAX_SAMPLE",
+           "MAX_SUPPORT", "MAX_TABLE_ROWS", "MAX_GRID_CELLS", "MAX_RULES_DEPTH",
+           "MAX_RULES_BYTES", "max_workers", "check_trials", "check_blocks", "check_workers",
+           "check_support", "check_sample", "check_rows", "check_grid", "check_depth",
+           "check_nesting", "check_size", "check_rules"]
 
-#: Trials of one Monte Carlo run: 10**10 take about an hour on one core for the fastest
-#: kernels; the run's block list stays below 40,000 entries.
+#: Trials of one Monte Carlo run (with the default block size, at most 38,147 blocks).
 MAX_TRIALS = 10**10
 #: Seeded blocks of one run (``trials / block_size``; the default block size gives 38,147
 #: blocks for MAX_TRIALS).
@@ -57,6 +59,8 @@ MAX_FACES = 10_000
 MAX_CONSTANT = 10**9
 #: Distinct totals of an exact dice distribution (one float64 each: 8 MB).
 MAX_SUPPORT = 10**6
+#: Values drawn by one ``dice.sample`` call (int64: 800 MB); Monte Carlo runs draw per block.
+MAX_SAMPLE = 10**8
 #: Rows of one table of a rules file (the largest bundled table has 29).
 MAX_TABLE_ROWS = 1000
 #: Cells of an exact lookup surface built from rules data (about 0.5 GB while it is built:
@@ -114,6 +118,15 @@ def check_support(expr: object, support: int) -> int:
                          f"distributions are limited to {MAX_SUPPORT:,} (the dice budget): use "
                          "fewer dice or faces, or sample it")
     return support
+
+
+def check_sample(size: Sequence[int] | int) -> None:
+    """Refuse drawing more than :data:`MAX_SAMPLE` values at once."""
+    shape = tuple(size) if isinstance(size, (tuple, list)) else (size,)
+    values = math.prod(int(n) for n in shape)
+    if values > MAX_SAMPLE:
+        raise ValueError(f"size must hold at most {MAX_SAMPLE:,} values (the sample budget; "
+                         f"draw in chunks or use balance.montecarlo.run), got {values:,}")
 
 
 def check_rows(where: str, rows: Sequence, source: str) -> None:

@@ -27,7 +27,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from .budgets import MAX_CONSTANT, MAX_DICE, MAX_FACES, check_support
+from .budgets import MAX_CONSTANT, MAX_DICE, MAX_FACES, check_sample, check_support
 from .rng import RNGLike, as_generator
 
 __all__ = ["Dice", "parse", "distribution", "sample", "MAX_DICE", "MAX_FACES"]
@@ -73,8 +73,10 @@ class Dice:
         return _distribution(self).copy()
 
     def sample(self, size: int | tuple[int, ...], rng: RNGLike = None) -> np.ndarray:
-        """Draw ``size`` totals (int64) with ``rng`` (int, SeedSequence, Generator or None)."""
+        """Draw ``size`` totals (int64) with ``rng`` (int, SeedSequence, Generator or None);
+        at most ``budgets.MAX_SAMPLE`` (10**8) values per call."""
         gen = as_generator(rng, "rng")
+        check_sample(size)
         out = np.full(size, self.constant, dtype=np.int64)
         for sign, count, faces in self.terms:
             if (faces == 1 or count <= 16) and faces ** count <= _ENUMERATE_LIMIT:

@@ -210,3 +210,11 @@ def test_injury_surface_over_the_grid_budget_refused_before_any_work():
                                          r"132,000,000 cells \(from wounds x seconds x "
                                          r"negative_hp x injury rows\)"):
         bl.injuries.injury_surface(np.arange(17_600) % 176, range(1, 51), range(5))
+
+
+def test_sample_over_the_sample_budget_refused_before_allocating():
+    with pytest.raises(ValueError, match=r"^size must hold at most 100,000,000 values \(the "
+                                         r"sample budget.*got 1,000,000,000,000$"):
+        dice.sample("3d6", 10**12, rng=1)
+    with pytest.raises(ValueError, match=r"got 100,000,000,000,000"):
+        dice.parse("1d6").sample((10**7, 10**7), rng=1)
