@@ -182,7 +182,8 @@ def curve(times=range(0, 176, 5), negative_hp="1", wounds=(0, 1, 2, 3), *,
     from . import montecarlo
 
     rules = resolve(rules)
-    grid = np.unique(check_integer_array("times", times, min=0, max=10_000))
+    wall = rules["injuries"]["automatic_death_seconds"]
+    grid = np.unique(check_integer_array("times", times, min=0, max=max(10_000, wall)))
     if grid.size == 0:
         raise ValueError("times must hold at least one arrival time in seconds")
     p = plan(0, negative_hp, wounds, action=action, action_ap=action_ap, heal=heal, rules=rules)

@@ -218,3 +218,27 @@ def test_sample_over_the_sample_budget_refused_before_allocating():
         dice.sample("3d6", 10**12, rng=1)
     with pytest.raises(ValueError, match=r"got 100,000,000,000,000"):
         dice.parse("1d6").sample((10**7, 10**7), rng=1)
+
+
+def test_report_death_surface_of_a_late_automatic_death_stays_within_the_grid_budget():
+    from balance.report.data import SURFACE_SECONDS, death_surface
+
+    rules = bl.load_rules().updated({"injuries": {"automatic_death_seconds": 100_000}})
+    surface = death_surface(rules=rules)
+    seconds = np.unique(surface["seconds"])
+    assert seconds.size == SURFACE_SECONDS and seconds[0] == 0 and seconds[-1] == 100_000
+    # each point is the exact closed form at that second
+    row = surface[(surface.seconds == seconds[7]) & (surface.wounds == 1)
+                  & (surface.negative_hp == 5)]
+    expected = bl.injuries.injury_probabilities(seconds[7], 5, 1, rules=rules)
+    np.testing.assert_array_equal(row["probability"].to_numpy(), expected)
+
+
+def test_rescue_curve_reaches_a_late_automatic_death():
+    # times up to the automatic death are accepted (the [limits] allow 100,000 s); arrivals at
+    # the wall always die, arrivals at 0 with 1 negative HP never do (k = 1 + 1 <= 75)
+    rules = bl.load_rules().updated({"injuries": {"automatic_death_seconds": 100_000}})
+    frame = bl.rescue.curve(times=[0, 100_000], wounds=(0,), trials=2000, seed=3, rules=rules)
+    by = frame.set_index("arrival")
+    assert by.loc[100_000, "deaths"] == by.loc[100_000, "trials"] > 0
+    assert by.loc[0, "deaths"] == 0 and by.loc[0, "trials"] > 0

@@ -13,6 +13,8 @@ REQUIRES = ("balance.rescue", "balance.montecarlo")
 RULES_SECTIONS = ("injuries", "time")
 #: rescue times of the curve: every TIME_STEP seconds up to the automatic-death time
 TIME_STEP = 5
+#: at most this many steps up to the automatic death (35 with the core rules' 175 s)
+CURVE_POINTS = 35
 CURVE = {"negative_hp": "1d6", "wounds": (0, 1, 2, 3)}
 SCENARIO = {"arrival": "10+1d20", "negative_hp": "1d6", "wounds": (0, 1, 2, 3), "action_ap": 1}
 
@@ -21,7 +23,8 @@ def compute(rules: Rules, settings) -> dict:
     run = {"trials": settings.trials, "seed": settings.seed, "workers": settings.workers,
            "progress": False, "rules": rules}
     wall = rules["injuries"]["automatic_death_seconds"]
-    return {"curve": rescue.curve(times=range(0, wall + 1, TIME_STEP), **CURVE, **run),
+    step = max(TIME_STEP, -(-wall // CURVE_POINTS))  # a late automatic death: coarser steps
+    return {"curve": rescue.curve(times=range(0, wall + 1, step), **CURVE, **run),
             "scenario": rescue.simulate(**SCENARIO, **run)}
 
 
