@@ -128,15 +128,15 @@ def reference() -> str:
         "threshold above 151 or shorten the table",
         "```",
         "",
-        f"{len(REGISTRY)} invariants, checked in this order:",
+        f"{len(REGISTRY)} invariants, checked in this order (the first broken one is reported):",
         "",
-        "| invariant | ties | what must hold | fix |",
-        "|---|---|---|---|",
     ]
     for inv in REGISTRY.values():
-        ties = ", ".join(f"`{t}`" for t in inv.ties)
-        lines.append(f"| `{inv.name}` | {ties} | {inv.summary} | {inv.fix} |")
-    return "\n".join(lines) + "\n"
+        fix = (inv.fix[:1].upper() + inv.fix[1:]).replace("``", "`")
+        lines += [f"## `{inv.name}`", "",
+                  "Ties: " + ", ".join(f"`{t}`" for t in inv.ties) + ".", "",
+                  inv.summary.replace("``", "`"), "", f"**Fix:** {fix}", ""]
+    return "\n".join(lines)
 
 
 from . import common, core, guide, percentile  # noqa: E402,F401  (registers the invariants in order)
