@@ -3,8 +3,6 @@
 The hostile command lines run in subprocesses under an address-space and CPU limit, so a
 regression fails the test instead of eating the machine.
 """
-import functools
-import itertools
 import resource
 import subprocess
 import sys

@@ -4,8 +4,6 @@ Hostile command lines run in subprocesses under an address-space and CPU limit.
 """
 import math
 import re
-import subprocess
-import sys
 
 import numpy as np
 import pytest
