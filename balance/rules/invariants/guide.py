@@ -372,6 +372,12 @@ def _sheet_problem(row: dict, data: dict, creature: bool) -> str | None:
     unknown = [k for k in row["stats"] if k not in stats]
     if unknown:
         return f"stat {unknown[0]!r} is not one of design.stats ({', '.join(stats)})"
+    bad = [k for k, v in row["stats"].items() if isinstance(v, bool) or not isinstance(v, int)]
+    if bad:
+        return f"stat {bad[0]} = {row['stats'][bad[0]]!r} is not an integer"
+    for key in ("weaknesses", "resistances", "abilities"):
+        if not all(isinstance(v, str) for v in row.get(key, [])):
+            return f"{key} must be a list of names (text), got {row[key]!r}"
     if not named(c["attacks"], row["attack"]):
         return f"attack {row['attack']!r} is not in creatures.attacks"
     if dice_range(row["damage"]) is None:
@@ -426,8 +432,9 @@ def _ratio_problem(row: dict, size: str, kind: dict, data: dict) -> str | None:
            "creatures")
 def sheets_buildable(data: dict, source_of: Source) -> None:
     """Every bestiary creature and party member has a sheet under these rules (RULES.md 2.1,
-    2.2): its stats are among ``design.stats`` (creatures: within the creature stat range),
-    its attack is in ``creatures.attacks``, its damage is a dice expression, its max HP at
+    2.2): its stats are integers among ``design.stats`` (creatures: within the creature stat
+    range), its weaknesses, resistances and abilities are names (text), its attack is
+    in ``creatures.attacks``, its damage is a dice expression, its max HP at
     ``level_min`` is at least 1, and a creature has at most ``max_abilities`` abilities, a
     known size and kind, a base HP within its size and kind's range, and a base ratio the
     stat-sum adjustment can move (on the ladder, or beyond its last rung by whole steps).
