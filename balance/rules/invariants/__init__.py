@@ -139,4 +139,4 @@ def reference() -> str:
     return "\n".join(lines)
 
 
-from . import common, core, guide, percentile  # noqa: E402,F401  (registers the invariants in order)
+from . import common, core, guide, economy, percentile  # noqa: E402,F401  (registers the invariants in order)
