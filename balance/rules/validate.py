@@ -11,6 +11,9 @@ values of the same type. Two reserved tables of a bundled file add what types ca
 Any table whose rows have ``low``/``high`` columns is an *interval table*: its rows, in order,
 must tile a range without gap, overlap or reversed interval, starting where the bundled table
 starts; only the last row may leave ``high`` out (open-ended).
+
+Values that must agree across tables (the death threshold and the injury table, sizes named by
+other tables...) are checked last, by :mod:`balance.rules.invariants`.
 """
 from __future__ import annotations
 
@@ -192,7 +195,8 @@ def _get(data: dict, dotted: str) -> Any:
 
 
 def check_effective(data: dict, defaults: dict, limits: dict, source_of) -> None:
-    """Check the merged rules: limits and interval tables. ``source_of(path)`` names the file."""
+    """Check the merged rules: limits, interval tables, then the cross-field invariants of
+    :mod:`balance.rules.invariants`. ``source_of(path)`` names the file."""
     check_rules(data, source_of)  # the budgets first (table rows, dice, grids: budgets.py)
     for dotted, bounds in limits.items():
         lo, hi = bounds
