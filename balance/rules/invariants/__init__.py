@@ -10,6 +10,14 @@ runs them all, in registration order, at the end of every load (``load_rules``,
 
 ``python -m balance.rules.invariants`` prints the reference page
 (``docs/reference/rules-invariants.md``) generated from the docstrings.
+
+>>> import balance as bl
+>>> bl.load_rules().updated({"injuries": {"death_threshold": 100}}, source="deadly.toml")
+... # doctest: +ELLIPSIS
+Traceback (most recent call last):
+balance.errors.RulesError: deadly.toml: injuries.death_threshold = 100 falls inside ...
+>>> REGISTRY["injuries.threshold_after_table"].ties
+('injuries.death_threshold', 'injuries.table')
 """
 from __future__ import annotations
 
