@@ -240,3 +240,10 @@ def test_rescue_curve_reaches_a_late_automatic_death():
     by = frame.set_index("arrival")
     assert by.loc[100_000, "deaths"] == by.loc[100_000, "trials"] > 0
     assert by.loc[0, "deaths"] == 0 and by.loc[0, "trials"] > 0
+
+
+def test_cli_percentile_die_over_the_grid_budget_is_one_line(tmp_path):
+    # was 7.45 GiB for `balance tiers 65`
+    (tmp_path / "die.toml").write_text("[percentile]\ndie = 10000\n", encoding="utf-8")
+    one_line_error(run_cli("tiers", "65", "--rules", "die.toml", cwd=tmp_path),
+                   "die.toml: percentile.die = 10000", "grid budget")

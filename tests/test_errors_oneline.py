@@ -188,3 +188,10 @@ def test_keyboard_interrupt_exits_130_with_one_line(failing_test_command, capsys
     failing_test_command(_interrupted)
     assert cli.main(["test", "10"]) == 130
     assert capsys.readouterr().err == "balance: interrupted\n"
+
+
+def test_cli_latin1_variant_is_one_line(tmp_path):
+    (tmp_path / "variant.toml").write_bytes(b"[injuries]\n# \xff\ndeath_threshold = 180\n")
+    line = one_line_error(run_cli("rules", "check", "variant.toml", cwd=tmp_path))
+    assert line == ("balance: error: variant.toml: not UTF-8 text (byte 0xff at position 13); "
+                    "save it as UTF-8")
