@@ -247,3 +247,11 @@ def test_cli_percentile_die_over_the_grid_budget_is_one_line(tmp_path):
     (tmp_path / "die.toml").write_text("[percentile]\ndie = 10000\n", encoding="utf-8")
     one_line_error(run_cli("tiers", "65", "--rules", "die.toml", cwd=tmp_path),
                    "die.toml: percentile.die = 10000", "grid budget")
+
+
+def test_a_long_text_of_digits_is_refused_quickly():
+    # a million digits: no quadratic scan (the dice check and the parser stay linear)
+    digits = "9" * 1_000_000
+    with pytest.raises(RulesError, match=r"^<updated>: percentile.humans.STR = '1d6\+9{32}\.\.\.: "
+                                         r"constant 9{27}\.\.\. must be between"):
+        bl.load_rules().updated({"percentile": {"humans": {"STR": "1d6+" + digits}}})
