@@ -206,7 +206,7 @@ def check_depth(text: str, source: str) -> None:
 def check_nesting(value: object, source: str) -> None:
     """Refuse parsed rules (or an in-memory overlay) nested deeper than
     :data:`MAX_RULES_DEPTH` dicts and lists, walking iteratively (no recursion)."""
-    stack = [(value, 1)]
+    stack = [(value, 0)]  # the file (top-level table) itself is level 0, as in check_depth
     while stack:
         node, depth = stack.pop()
         if isinstance(node, Mapping):

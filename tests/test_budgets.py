@@ -6,9 +6,11 @@ regression fails the test instead of eating the machine.
 import resource
 import subprocess
 import sys
+import tomllib
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import balance as bl
 from balance import budgets, dice, montecarlo
@@ -255,3 +257,31 @@ def test_a_long_text_of_digits_is_refused_quickly():
     with pytest.raises(RulesError, match=r"^<updated>: percentile.humans.STR = '1d6\+9{32}\.\.\.: "
                                          r"constant 9{27}\.\.\. must be between"):
         bl.load_rules().updated({"percentile": {"humans": {"STR": "1d6+" + digits}}})
+
+
+@settings(derandomize=True, max_examples=60, deadline=None)
+@given(kinds=st.lists(st.sampled_from(["[", "{"]), min_size=1, max_size=40),
+       decoy=st.sampled_from(["", ' "[[[[{{" ', " '{{[[' ", ' """ [[[ """ ']))
+def test_rules_depth_is_measured_the_same_before_and_after_parsing(kinds, decoy):
+    # nested arrays and inline tables, with brackets inside strings and a comment as decoys
+    opening = "".join("[" if k == "[" else "{a = " for k in kinds)
+    closing = "".join("]" if k == "[" else "}" for k in reversed(kinds))
+    text = f'note = {decoy.strip() or "1"}  # [[[[ {{{{\nx = {opening}1{closing}\n'
+    deep = len(kinds) > budgets.MAX_RULES_DEPTH
+    try:
+        budgets.check_depth(text, "t.toml")
+        refused_text = False
+    except RulesError:
+        refused_text = True
+    assert refused_text == deep
+    if not deep:  # what parses is measured the same way once parsed
+        budgets.check_nesting(tomllib.loads(text), "t.toml")
+
+
+def test_nesting_budget_is_inclusive():
+    value: object = 1
+    for _ in range(budgets.MAX_RULES_DEPTH):
+        value = [value]
+    budgets.check_nesting({"x": value}, "t.toml")  # 32 levels below the file's own table
+    with pytest.raises(RulesError, match=r"^t.toml: nested more than 32 levels deep"):
+        budgets.check_nesting({"x": [value]}, "t.toml")
