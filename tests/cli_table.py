@@ -7,6 +7,7 @@ gets a line here. ``{baseline}`` is replaced by a small snapshot the fixture wri
 from __future__ import annotations
 
 import argparse
+import functools
 
 from balance.cli import build_parser
 
@@ -38,14 +39,18 @@ BASE: dict[tuple[str, ...], list[str]] = {
 }
 
 
-def commands(parser: argparse.ArgumentParser | None = None, prefix: tuple = ()) -> dict:
+@functools.lru_cache(maxsize=1)
+def commands() -> dict:
     """Every leaf subcommand of ``balance.cli.build_parser()``: path -> its parser."""
-    parser = parser or build_parser()
+    return _leaves(build_parser(), ())
+
+
+def _leaves(parser: argparse.ArgumentParser, prefix: tuple) -> dict:
     out = {}
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for name, sub in action.choices.items():
-                out.update(commands(sub, prefix + (name,)) or {prefix + (name,): sub})
+                out.update(_leaves(sub, prefix + (name,)) or {prefix + (name,): sub})
     return out
 
 
