@@ -8,7 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from .cli import add_format, add_rules, emit, load
+from .cli import add_format, add_rules, emit, load, path_arg
 from .report.data import rules_value_text
 from .rules import plain
 from .text import plain_data
@@ -85,7 +85,8 @@ def register(sub) -> None:
                                      "applied in order), validate it, and list every value it "
                                      "changes. Exit code 2 with a one-line message naming "
                                      "the file, table and row when it is unusable.")
-    p.add_argument("files", nargs="+", metavar="FILE", help="variant rules file(s) (TOML)")
+    p.add_argument("files", nargs="+", metavar="FILE", type=path_arg,
+                   help="variant rules file(s) (TOML)")
     add_format(p)
     p.set_defaults(func=_check)
 

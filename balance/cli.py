@@ -27,7 +27,7 @@ from .report.labels import LANGS
 from .text import plain_text
 
 __all__ = ["main", "build_parser", "COMMAND_MODULES", "emit", "add_format", "add_lang",
-           "add_rules", "load", "Parser"]
+           "add_rules", "path_arg", "load", "Parser"]
 
 #: modules adding subcommands (``register(subparsers)``); an absent optional one is skipped
 COMMAND_MODULES = ("balance._cli_queries", "balance._cli_rules", "balance.regression_cli")
@@ -65,8 +65,17 @@ def add_lang(p: argparse.ArgumentParser, help: str) -> None:
     p.add_argument("--lang", choices=LANGS, default="en", help=f"{help} (default en)")
 
 
+def path_arg(text: str) -> str:
+    """argparse ``type=`` of every file or folder argument: an empty path is refused (it would
+    otherwise read as "not given" and silently skip the output the user asked for)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("a path is needed, got an empty one")
+    return text
+
+
 def add_rules(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rules", action="append", default=[], metavar="FILE",
+                   type=path_arg,
                    help="variant rules file, or the name of a bundled variant "
                         "(repeatable, applied in order; default: the bundled rules)")
 
@@ -141,7 +150,7 @@ def _register_report(sub) -> None:
                     "intervals) and write index.html (self-contained, opens offline), "
                     "report.md and figures/ into a folder, atomically.")
     add_rules(p)
-    p.add_argument("--out", metavar="DIR",
+    p.add_argument("--out", metavar="DIR", type=path_arg,
                    help="report folder: absent, empty or an earlier report (default: "
                         "reports/<rules file stem> or reports/default)")
     p.add_argument("--force", action="store_true",

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ._atomic import check_output_file, write_file
-from .cli import add_rules, load
+from .cli import add_rules, load, path_arg
 
 __all__ = ["register", "main"]
 
@@ -61,7 +61,7 @@ def _common(p: argparse.ArgumentParser, *, baseline: bool = False) -> None:
                    help=f"master seed of the Monte Carlo metrics (default {seed})")
     p.add_argument("--tol", action="append", type=_tolerance_pair, default=[], metavar="NAME=VALUE",
                    help="ignore changes of a metric (or 'pattern.*') up to VALUE; repeatable")
-    p.add_argument("--tolerances", metavar="FILE",
+    p.add_argument("--tolerances", metavar="FILE", type=path_arg,
                    help="TOML file of tolerances: \"metric or pattern\" = value")
     if not baseline:
         p.add_argument("--only", action="append", default=None, metavar="PATTERN",
@@ -75,7 +75,8 @@ def register(subparsers) -> None:
                               description="Measure every metric of the catalogue for a rule set "
                                           "and write them to a snapshot file (atomically).")
     add_rules(p)
-    p.add_argument("--out", required=True, metavar="FILE", help="snapshot to write (.json)")
+    p.add_argument("--out", required=True, metavar="FILE", type=path_arg,
+                   help="snapshot to write (.json)")
     p.add_argument("--force", action="store_true", help="overwrite an existing file")
     _common(p)
     p.set_defaults(func=snapshot_command)
@@ -84,16 +85,19 @@ def register(subparsers) -> None:
                               description="Compare BASE and VARIANT metric by metric: exact "
                                           "metrics exactly, Monte Carlo ones with two-sample "
                                           "tests and Holm's correction. Exit 1 if anything moved.")
-    p.add_argument("base", help="rules file, bundled variant name, snapshot .json, or 'bundled'")
-    p.add_argument("variant", help="same, for the other side")
+    p.add_argument("base", type=path_arg,
+                   help="rules file, bundled variant name, snapshot .json, or 'bundled'")
+    p.add_argument("variant", type=path_arg, help="same, for the other side")
     p.add_argument("--alpha", type=_alpha, default=0.05,
                    help="family-wise level, strictly between 0 and 1 (default 0.05)")
     p.add_argument("--crn", action="store_true",
                    help="common random numbers: both sides from the same seed (conservative "
                         "tests); default: independent seeds")
     p.add_argument("--all", action="store_true", help="list every metric, not only what moved")
-    p.add_argument("--csv", metavar="FILE", help="also write the tidy table as CSV")
-    p.add_argument("--html", metavar="FILE", help="also write a side-by-side HTML report")
+    p.add_argument("--csv", metavar="FILE", type=path_arg,
+                   help="also write the tidy table as CSV")
+    p.add_argument("--html", metavar="FILE", type=path_arg,
+                   help="also write a side-by-side HTML report")
     p.add_argument("--bundled", action="store_true",
                    help="with --html: add what each bundled example variant moves")
     _common(p)
@@ -103,7 +107,8 @@ def register(subparsers) -> None:
                               description="Measure the rules and compare them with a baseline "
                                           "snapshot. Exit 0: nothing moved beyond tolerance; 1: "
                                           "something did; 2: unusable input.")
-    p.add_argument("--baseline", required=True, metavar="FILE", help="snapshot from `balance snapshot`")
+    p.add_argument("--baseline", required=True, metavar="FILE", type=path_arg,
+                   help="snapshot from `balance snapshot`")
     add_rules(p)
     p.add_argument("--alpha", type=_alpha, default=0.05,
                    help="family-wise level, strictly between 0 and 1 (default 0.05)")
