@@ -86,9 +86,65 @@ def agrees(estimate, exact, trials: int, what: str) -> None:
     assert not bad.any(), (what, estimate[bad], exact[bad])
 
 
+# --- independent computations (enumeration over the die faces, from the variant's own data) --
+def injuries_by_enumeration(r, seconds: int, hp: int, wounds: int) -> list[float]:
+    """RULES.md 1.2: total = 1d{die} + (wounds + 1) x (seconds + negative HP, which grows by
+    hp_loss_per_second); the row holding the total, death from death_threshold, and death
+    without a roll from automatic_death_seconds. Probabilities in table order, then death."""
+    inj = r["injuries"]
+    rows, die = inj["table"], inj["die"]
+    p = [0.0] * (len(rows) + 1)
+    if seconds >= inj["automatic_death_seconds"]:
+        p[-1] = 1.0
+        return p
+    modifier = (wounds + 1) * (seconds + hp + inj["hp_loss_per_second"] * seconds)
+    for face in range(1, die + 1):
+        total = face + modifier
+        if total >= inj["death_threshold"]:
+            p[-1] += 1 / die
+            continue
+        hits = [i for i, row in enumerate(rows)
+                if row["low"] <= total <= row.get("high", inj["death_threshold"] - 1)]
+        assert len(hits) == 1, f"total {total} falls in {len(hits)} rows"
+        p[hits[0]] += 1 / die
+    return p
+
+
+def psychology_by_enumeration(r, psychology: int, ask: float) -> tuple[float, float, float,
+                                                                       float]:
+    """RULES.md 1.5 over the d20 faces: (unchanged, partial, full, expected change)."""
+    die, neg = r["d20"]["die"], r["negotiation"]
+    unchanged = partial = full = change = 0.0
+    for face in range(1, die + 1):
+        points = psychology - face
+        if points < 0 or points < ask / neg["partial_divisor"]:
+            unchanged += 1 / die
+        elif points < ask / neg["full_divisor"]:
+            partial += 1 / die
+            change += points / die
+        else:
+            full += 1 / die
+            change += ask / die
+    return unchanged, partial, full, change
+
+
+def charisma_by_enumeration(r, charisma: int, difficulty: int) -> list[float]:
+    """RULES.md 2.3/2.6: d20 + CHA >= difficulty, natural faces critical: economy.OUTCOMES."""
+    chk = r["guide"]["checks"]
+    p = dict.fromkeys(economy.OUTCOMES, 0.0)
+    for face in range(1, chk["die"] + 1):
+        if face == chk["critical_success"]:
+            p["critical_success"] += 1 / chk["die"]
+        elif face == chk["critical_failure"]:
+            p["critical_failure"] += 1 / chk["die"]
+        else:
+            p["success" if face + charisma >= difficulty else "failure"] += 1 / chk["die"]
+    return [p[k] for k in economy.OUTCOMES]
+
+
 # --- valid variants ---------------------------------------------------------------------------
 @pytest.mark.parametrize("rule_set", sorted(S.RULE_SETS))
-@fuzz(40)
+@fuzz(60)
 @given(data=st.data())
 def test_valid_variants_load(rule_set, data, tmp_path_factory):
     """Every variant the strategies call valid loads, from a dict and from a file, the same."""
@@ -99,7 +155,7 @@ def test_valid_variants_load(rule_set, data, tmp_path_factory):
     assert load_rules(path).fingerprint == rules.fingerprint
 
 
-@fuzz(60)
+@fuzz(150)
 @given(overlay=S.valid_variants("core"), data=st.data())
 def test_core_exact_functions(overlay, data):
     r = load(overlay)
@@ -116,6 +172,9 @@ def test_core_exact_functions(overlay, data):
                 data.draw(st.integers(0, 3)))
     dist = injuries.injury_distribution(s, hp, w, rules=r)
     distribution(dist["probability"], "injury_distribution")
+    expected = injuries_by_enumeration(r, s, hp, w)
+    assert np.abs(dist["probability"].to_numpy(float) - expected).max() <= 1e-12, \
+        (s, hp, w, list(dist["probability"]), expected)
     death = float(injuries.death_probability(s, hp, w, rules=r))
     probabilities(death, "death_probability")
     assert abs(death - dist["probability"].iloc[-1]) <= 1e-12
@@ -124,6 +183,15 @@ def test_core_exact_functions(overlay, data):
     probabilities(surface, "injury_surface")
     assert np.abs(surface.sum(axis=-1) - 1).max() <= 1e-12
     finite(injuries.roll_modifier(s, hp, w, rules=r), "roll_modifier")
+    face = data.draw(st.integers(1, r["injuries"]["die"]))
+    outcome = injuries.dying_outcome(s, hp, w, roll=face, rules=r)
+    if s < auto:
+        total = face + (w + 1) * (s + hp + r["injuries"]["hp_loss_per_second"] * s)
+        assert outcome["total"] == total, (outcome, total)
+        assert outcome.get("injury", None) == str(injuries.injury_for_total(total, rules=r)) \
+            or outcome["outcome"] != "injury", outcome
+    assert len(injuries.injury_table(rules=r)) == len(injuries.severity(rules=r)) \
+        == len(r["injuries"]["table"])
 
     names = [row["en"] for row in r["injuries"]["table"]]
     injury, level = data.draw(st.sampled_from(names)), data.draw(st.sampled_from(["light", "full"]))
@@ -140,15 +208,22 @@ def test_core_exact_functions(overlay, data):
     # a geometric law: the rows hold 1 - (1 - p)^attempts
     assert abs(cure["probability"].sum() - (1 - (1 - p) ** len(cure))) <= 1e-12
     probabilities(treatment.cure_table([cunning], rules=r)["chance"], "cure_table")
+    attempts = treatment.attempts_within([0, 59, 60, 1440, 10 ** 5], level, rules=r)
+    assert (np.diff(attempts) >= 0).all() and attempts[0] >= 0, attempts
+    assert len(treatment.levels(rules=r)) == 2
 
     psychology = data.draw(st.integers(-3, die + 3))
     ask = data.draw(st.one_of(st.integers(1, 100), st.floats(0.5, 100)))
     out = negotiation.ask_outcomes(psychology, ask, rules=r)
     distribution(out[["unchanged", "partial", "full"]], "ask_outcomes")
     finite(out["expected_change"], "expected_change")
+    assert np.abs(out[["unchanged", "partial", "full", "expected_change"]].to_numpy(float)
+                  - psychology_by_enumeration(r, psychology, ask)).max() <= 1e-9, \
+        (psychology, ask, out)
     table = negotiation.ask_table(psychology, rules=r)
     assert np.abs(table[["unchanged", "partial", "full"]].sum(axis=1) - 1).max() <= 1e-12
     assert negotiation.best_ask(psychology, rules=r) in set(table.index)
+    finite(negotiation.price_change(np.arange(-3, 30), ask, rules=r), "price_change")
 
     rr = r["rest"]
     score = rest.rest_score(data.draw(st.sampled_from(sorted(rr["thirst"]))),
@@ -165,9 +240,15 @@ def test_core_exact_functions(overlay, data):
     cost = data.draw(st.integers(1, 20))
     finite(timeline.charge_seconds(cost, rules=r), "charge_seconds")
     assert timeline.completion_second(5, cost, rules=r) >= 5
+    finite(timeline.charge_at(0, cost, [0, 1, 5, 50], rules=r), "charge_at")
+    triggers = sorted(data.draw(st.lists(st.integers(0, 100), min_size=1, max_size=8)))
+    answered = np.asarray(timeline.answered_triggers(triggers, rules=r), bool)
+    assert answered.shape == (len(triggers),) and answered[0]
+    finite(rest.rest_needed(data.draw(st.integers(0, 500)), data.draw(st.integers(1, 30)),
+                            rules=r)["days"], "rest_needed")
 
 
-@fuzz(40)
+@fuzz(100)
 @given(overlay=S.valid_variants("guide"), data=st.data())
 def test_guide_exact_functions(overlay, data):
     r = load(overlay)
@@ -179,15 +260,23 @@ def test_guide_exact_functions(overlay, data):
                f"creature {row['en']}")
     for pc in cr.party(rules=r):
         finite([pc.max_hp], f"pc {pc.name}")
+    table = cr.bestiary(level, rules=r)
+    finite(table[["max_hp", "phys_def", "mag_def", "init"]], "bestiary")
+    finite(cr.summary_table(sheet).drop(columns="adversity_ratio"), "summary_table")
     d = r["design"]
     for v in range(d["creature_stat_min"], d["creature_stat_max"] + 1):
         assert isinstance(design.stat_meaning(v, rules=r), str)
     design.check_creature({k: d["creature_stat_min"] for k in d["stats"]}, rules=r)
+    design.check_ancestry({k: 0 for k in d["stats"]}, rules=r)
+    design.check_class({k: 0 for k in d["stats"]}, rules=r)
 
     rungs = encounters.ladder(rules=r)
     assert all(a < b for a, b in zip(rungs, rungs[1:])), rungs
     for row in r["encounters"]["base_ratios"]:
         assert encounters.base_ratio(row["size"], row["kind"], rules=r) in rungs
+        total = data.draw(st.integers(6 * d["creature_stat_min"], 6 * d["creature_stat_max"]))
+        adjusted = encounters.adjusted_ratio(row["size"], row["kind"], total, rules=r)
+        assert adjusted > 0 and math.isfinite(float(adjusted)), (row, total, adjusted)
     ratios = data.draw(st.lists(st.sampled_from([str(x) for x in rungs]), min_size=1,
                                 max_size=4))
     pcs = data.draw(st.integers(1, min(8, r["encounters"]["max_pcs"])))
@@ -196,16 +285,28 @@ def test_guide_exact_functions(overlay, data):
         cal = encounters.calibration(ratios, pcs, rules=r)
     finite(float(cal[0]), "calibration")
     assert cal[1] in [row["en"] for row in r["encounters"]["challenges"]]
+    assert encounters.challenge(cal[0], rules=r) == cal[1]
 
     price, cha = data.draw(st.integers(0, 1000)), data.draw(st.integers(-5, 10))
     diff = data.draw(st.integers(1, r["guide"]["checks"]["die"] + 5))
     out = economy.charisma_negotiation(price, cha, diff, selling=data.draw(st.booleans()),
                                        rules=r)
     distribution([out[k] for k in economy.OUTCOMES], "charisma_negotiation")
+    assert np.abs(np.array([out[k] for k in economy.OUTCOMES], float)
+                  - charisma_by_enumeration(r, cha, diff)).max() <= 1e-12, (cha, diff, out)
     finite(out["expected_price"], "expected_price")
     for count in range(1, r["economy"]["max_dice_two_handed"] + 1):
         finite(economy.bonus_caps(count, rules=r), "bonus_caps")
     finite(economy.resale_price(price, rules=r), "resale_price")
+    for outcome in economy.OUTCOMES:
+        finite(economy.negotiated_price(price, outcome, rules=r), "negotiated_price")
+    e = r["economy"]
+    finite([economy.weapon_cost(e["roll_bonus_min"], "1d6", e["damage_bonus_min"], rules=r),
+            economy.damage_cost("1d6", e["damage_bonus_min"], rules=r),
+            economy.equipment_cost(e["equipment_bonus_min"], rules=r),
+            economy.roll_upgrade_cost(e["roll_bonus_min"], e["roll_bonus_max"], rules=r),
+            economy.bonus_upgrade_cost(e["equipment_bonus_min"], e["equipment_bonus_max"],
+                                       rules=r)], "economy costs")
 
     heights = data.draw(st.lists(st.floats(0, 30, allow_nan=False), min_size=1, max_size=5))
     table = guide.fall_table(heights, rules=r)
@@ -215,7 +316,7 @@ def test_guide_exact_functions(overlay, data):
                                  rules=r), "fatigue_penalty")
 
 
-@fuzz(60)
+@fuzz(150)
 @given(overlay=S.valid_variants("percentile"), data=st.data())
 def test_percentile_exact_functions(overlay, data):
     r = load(overlay)
@@ -251,13 +352,34 @@ def test_percentile_exact_functions(overlay, data):
         distribution(P.hit_locations(mounted, rules=r)["probability"], "hit_locations")
     distribution(P.initiative(x, data.draw(st.integers(0, 30)), rules=r), "initiative")
     assert 0 <= P.veneration_source(10, data.draw(st.integers(0, 20000)), rules=r) <= 10
+    for strength in range(1, len(pc["magic"]["location_fractions"]) + 1):
+        assert 0 <= P.location_source(10, strength, rules=r) <= 10
+    graded = P.graded_skill(skill, grade, rules=r)  # None: a grade that allows no roll
+    assert graded is None or graded >= 0, graded
+    rolls = data.draw(st.lists(st.integers(1, die), min_size=1, max_size=6))
+    codes = P.tier_codes(rolls, [skill] * len(rolls), rules=r)
+    assert ((codes >= 0) & (codes < len(pc["tiers"]["table"]))).all(), codes
+    assert all(0 <= s_ <= max(skill, other) for s_ in P.contest_skills([skill, other], rules=r))
+    assert (np.abs(P.effects_won(codes, codes[::-1], rules=r))
+            <= pc["contest"]["max_effects"]).all()
+    P.damage_modifier_step(data.draw(st.integers(0, 40)), rules=r)
+    sizes = [row["en"] for row in pc["combat"]["sizes"]["table"]]
+    damage = data.draw(st.integers(0, 50))
+    blocked = P.parry_blocked(damage, data.draw(st.sampled_from(sizes)),
+                              data.draw(st.sampled_from(sizes)), rules=r)
+    assert 0 <= int(blocked) <= damage, blocked
+    assert float(P.knockback_metres(damage, data.draw(st.integers(low, high)), rules=r)) >= 0
+    assert P.harder_grade(grade, 1, rules=r) in grades
+    assert P.abilities_known(skill, rules=r) >= 0
+    P.casting_conditions(wound=data.draw(st.sampled_from(
+        [None] + [w["key"] for w in pc["magic"]["wounds"]])), rules=r)
 
 
 # --- Monte Carlo twins --------------------------------------------------------------------------
 TWIN_TRIALS = 20_000
 
 
-@fuzz(15)
+@fuzz(30)
 @given(overlay=S.valid_variants("core"), data=st.data())
 def test_core_twins(overlay, data):
     r = load(overlay)
@@ -279,7 +401,7 @@ def test_core_twins(overlay, data):
            "negotiation.simulate")
 
 
-@fuzz(15)
+@fuzz(30)
 @given(overlay=S.valid_variants("percentile"), data=st.data())
 def test_percentile_twins(overlay, data):
     r = load(overlay)
@@ -366,7 +488,7 @@ def test_every_rules_command_is_fuzzed():
     assert len([p for p in commands() if takes_rules(p)]) >= 17
 
 
-@fuzz(60)
+@fuzz(150)
 @given(case=S.invalid_variants())
 def test_invalid_variants_refused_in_python(case, tmp_path_factory):
     overlay, what = case
@@ -384,7 +506,7 @@ def test_invalid_variants_refused_in_python(case, tmp_path_factory):
     assert str(path) in str(info.value) and "\n" not in str(info.value), (what, info.value)
 
 
-@fuzz(25)
+@fuzz(40)
 @given(case=S.invalid_variants())
 def test_invalid_variants_refused_by_every_command(case, tmp_path_factory, baseline):
     overlay, what = case
