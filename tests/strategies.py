@@ -510,6 +510,75 @@ def _unknown_key(draw):
     return nest(path, rows), f"unknown column 'colour' in {path}"
 
 
+FREE_TEXT = ("en", "fr", "currency")  # display strings: any text goes
+INFORMATIVE = ("fights.damage_types",)  # sheets accept any damage type (gm_guide.toml [assumed])
+
+
+def _row_tables(data=DEFAULTS, path=""):
+    for key, value in data.items():
+        where = f"{path}.{key}" if path else key
+        if isinstance(value, dict):
+            yield from _row_tables(value, where)
+        elif isinstance(value, list) and value and all(isinstance(r, dict) for r in value):
+            yield where, value
+
+
+ROW_TABLES = sorted(_row_tables(), key=lambda t: t[0])
+#: string leaves that name something (a choice, a row, dice): anything unknown must be refused
+REFERENCES = [k for k, v in LEAVES if isinstance(v, str) and k.split(".")[-1] not in FREE_TEXT
+              and not k.startswith("rest.quick_scores_fr")]
+REFERENCE_COLUMNS = sorted({(path, column) for path, rows in ROW_TABLES for row in rows
+                            for column, v in row.items() if isinstance(v, str)
+                            and column not in FREE_TEXT + ("key", "damage_type")})
+WORD_LISTS = [k for k, v in LEAVES if isinstance(v, list) and v and
+              all(isinstance(x, str) for x in v) and k not in INFORMATIVE]
+
+
+@st.composite
+def _bad_reference(draw):
+    """An unknown word where the rules expect a choice, a row's name or dice."""
+    kind = draw(st.sampled_from(["leaf", "column", "list", "empty_list", "empty_table",
+                                 "duplicate_name"]))
+    bad = draw(st.sampled_from(["zzz-unknown", "", "1d0", "é☃"]))
+    if kind == "leaf":
+        key = draw(st.sampled_from(REFERENCES))
+        return nest(key, bad), f"{key} = {bad!r} (names nothing)"
+    if kind == "column":
+        path, column = draw(st.sampled_from(REFERENCE_COLUMNS))
+        rows = copy.deepcopy(get(path))
+        i = draw(st.integers(0, len(rows) - 1))
+        rows[i][column] = bad
+        return nest(path, rows), f"table {path} row {i + 1}: {column} = {bad!r} (names nothing)"
+    if kind in ("list", "empty_list"):
+        key = draw(st.sampled_from(WORD_LISTS))
+        words = list(get(key))
+        if kind == "empty_list":
+            return nest(key, []), f"{key} = [] (empty)"
+        words[draw(st.integers(0, len(words) - 1))] = bad
+        return nest(key, words), f"{key} holds {bad!r} (names nothing)"
+    path, rows = draw(st.sampled_from(ROW_TABLES))
+    if kind == "empty_table":
+        return nest(path, []), f"table {path} = [] (no rows)"
+    named = [p for p, r in ROW_TABLES if len(r) > 1 and "en" in r[0]]
+    path = draw(st.sampled_from(named))
+    rows = copy.deepcopy(get(path))
+    rows[1]["en"] = rows[0]["en"]
+    return nest(path, rows), f"table {path}: two rows named {rows[0]['en']!r}"
+
+
+@st.composite
+def _non_finite(draw):
+    """NaN or infinity wherever the rules hold a number (TOML writes nan and inf)."""
+    value = draw(st.sampled_from([math.nan, math.inf, -math.inf]))
+    numbers = [k for k, v in LEAVES if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    floats_in_lists = [k for k, v in LEAVES if isinstance(v, list) and v
+                       and all(isinstance(x, float) for x in v)]
+    key = draw(st.sampled_from(numbers + floats_in_lists))
+    if key in floats_in_lists:
+        return nest(key, [value] + list(get(key))[1:]), f"{key}[0] = {value}"
+    return nest(key, value), f"{key} = {value}"
+
+
 def _cross_field() -> list:
     """Variants that pass every per-field check but break a rule tying two fields."""
     rows = get("injuries.table")
@@ -548,7 +617,8 @@ CROSS_FIELD = _cross_field()
 def invalid_variants():
     """``(overlay, what)``: a variant breaking exactly one thing (see the module docstring)."""
     return st.one_of(_out_of_limits(), _column_out_of_limits(), _bad_tiling(), _wrong_type(),
-                     _unknown_key(), st.sampled_from(CROSS_FIELD))
+                     _unknown_key(), _bad_reference(), _non_finite(),
+                     st.sampled_from(CROSS_FIELD))
 
 
 # --- TOML writer ----------------------------------------------------------------------------

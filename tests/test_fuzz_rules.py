@@ -488,6 +488,22 @@ def test_every_rules_command_is_fuzzed():
     assert len([p for p in commands() if takes_rules(p)]) >= 17
 
 
+@pytest.mark.parametrize("rule_set", sorted(S.RULE_SETS))
+@fuzz(6)
+@given(data=st.data())
+def test_valid_variants_run_every_command(rule_set, data, tmp_path_factory, baseline):
+    """What `balance rules check` accepts, every command answers (exit 0, or 1 where a
+    metric moved): nothing fails later with a bare key name or a dice error."""
+    overlay = data.draw(S.valid_variants(rule_set))
+    load(overlay)
+    folder = tmp_path_factory.mktemp("ok")
+    (folder / "ok.toml").write_text(S.to_toml(overlay), encoding="utf-8")
+    with contextlib.chdir(folder):
+        for argv in rules_invocations("ok.toml", baseline):
+            code, _, err = run_cli(argv)
+            assert code in (0, 1) and "balance: error" not in err, (overlay, argv, err)
+
+
 @fuzz(150)
 @given(case=S.invalid_variants())
 def test_invalid_variants_refused_in_python(case, tmp_path_factory):
