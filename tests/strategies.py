@@ -281,6 +281,38 @@ def humans_knob(draw) -> dict:
                                                "maximum": draw(st.integers(40, 999))}}}
 
 
+@st.composite
+def hit_locations_knob(draw) -> dict:
+    """A 1dK location roll, its table tiling 1..K, and a mounted roll over its top faces."""
+    rows = get("percentile.hit_locations.table")
+    faces = draw(st.integers(len(rows), 40))
+    table = draw(tiling("percentile.hit_locations.table",
+                        [dict(r, high=faces) if i == len(rows) - 1 else dict(r)
+                         for i, r in enumerate(rows)]))
+    low = draw(st.integers(1, faces))
+    mounted = f"1d{faces - low + 1}" + (f"+{low - 1}" if low > 1 else "")
+    return {"percentile": {"hit_locations": {"roll": f"1d{faces}", "mounted_roll": mounted,
+                                             "table": table}}}
+
+
+@st.composite
+def derived_knob(draw) -> dict:
+    """Linear attributes: sum of inputs x numerator / denominator (RULES.md 3.2)."""
+    return {"percentile": {"derived": {
+        name: {"numerator": draw(st.integers(1, 3)), "denominator": draw(st.integers(1, 3))}
+        for name in get("percentile.derived")}}}
+
+
+@st.composite
+def tier_values_knob(draw) -> dict:
+    """Tier worths for the differential roll, increasing with the tier's quality."""
+    rows = copy.deepcopy(get("percentile.tiers.table"))
+    values = sorted(draw(st.sets(st.integers(0, 6), min_size=len(rows), max_size=len(rows))))
+    for row, value in zip(rows, values):
+        row["value"] = value
+    return {"percentile": {"tiers": {"table": rows}}}
+
+
 def _fractions(n: int, decreasing: bool = False):
     return st.lists(st.floats(0, 1, allow_nan=False), min_size=n, max_size=n).map(
         lambda v: sorted(v, reverse=decreasing))
@@ -351,7 +383,7 @@ _COUPLED_PREFIXES = ("injuries.", "treatment.", "guide.checks.", "percentile.die
                      "creatures.summary_levels_max", "party.level", "bestiary.",
                      "design.creature_stat_", "creatures.base_hp", "economy.max_dice",
                      "economy.cap_reduction", "economy.roll_bonus", "economy.damage_bonus",
-                     "economy.resale", "economy.negotiation.")
+                     "economy.resale", "economy.negotiation.", "percentile.hit_locations.")
 
 
 def _generic_knobs(sections: tuple) -> list:
@@ -383,7 +415,8 @@ def _knobs(rule_set: str) -> list:
         knobs += [checks_knob(), rows_column_knob("party.members", ("base_hp",)),
                   levels_knob(), creatures_knob(), economy_knob()]
     else:
-        knobs += [percentile_roll_knob(), grades_knob(), humans_knob(),
+        knobs += [percentile_roll_knob(), grades_knob(), humans_knob(), hit_locations_knob(),
+                  derived_knob(), tier_values_knob(),
                   _dice(2, 10, 3).map(lambda d: nest("percentile.combat.stun_roll", d)),
                   _dice(2, 10, 3).map(lambda d: nest("percentile.combat.initiative_roll", d)),
                   _fractions(len(get("percentile.combat.sizes.parry_block")), True).map(
