@@ -635,6 +635,7 @@ def _cross_field() -> list:
         (nest("percentile.combat.sizes.parry_block", [math.nan]), "NaN in parry_block"),
         (nest("percentile.combat.sizes.parry_block", [2.0, 0.5]), "parry_block above 1"),
         ({"guide": {"checks": {"critical_success": 30}}}, "critical success above the die"),
+        ({"percentile": {"damage_modifier": {"inputs": []}}}, "damage modifier of no input"),
     ]
     for lo_key, hi_key in PAIRS.items():
         lo, hi = bounds(lo_key)

@@ -375,6 +375,25 @@ def test_percentile_exact_functions(overlay, data):
         [None] + [w["key"] for w in pc["magic"]["wounds"]])), rules=r)
 
 
+# --- variants the fuzzers found, pinned (a random search may not draw them again) -------------
+FOUND = [
+    ("fall shorter than metres_per_die", {"guide": {"falls": {"metres_per_die": 3}}},
+     lambda r: finite(guide.fall_table([2.0, 2.5, 3.0], rules=r)["mean_damage"], "falls")),
+    ("falls: centimetres_per_metre 1", {"guide": {"falls": {"centimetres_per_metre": 1}}},
+     lambda r: finite(guide.fall_table([0.5, 2.0, 11.0], rules=r)["mean_damage"], "falls")),
+]
+
+
+@pytest.mark.parametrize("what, overlay, call", FOUND, ids=[f[0] for f in FOUND])
+def test_found_variants(what, overlay, call):
+    """Refused at load, or answered with valid numbers: never a failure later."""
+    try:
+        rules = default_rules().updated(overlay)
+    except RulesError:
+        return
+    call(rules)
+
+
 # --- Monte Carlo twins --------------------------------------------------------------------------
 TWIN_TRIALS = 20_000
 
