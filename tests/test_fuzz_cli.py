@@ -99,6 +99,10 @@ EXTRA_HEAVY = [
     ["rescue", "--negative-hp", "100000d100000", "--trials", "1000"],
     ["rescue", "--arrival", "99999999999999999999999999", "--trials", "1000"],
     ["injuries", "--seconds", "10", "--negative-hp", "3", "--trials", HUGE, "--workers", HUGE],
+    ["rescue", "--arrival", "1000d10000", "--trials", "1000"],   # dice at the budgets
+    ["rescue", "--arrival", "1000d1000", "--negative-hp", "1000d1000", "--trials", "1000"],
+    ["injuries", "--seconds", "10", "--negative-hp", "3", "--trials", "1000",
+     "--workers", str((os.cpu_count() or 1) + 1)],
 ]
 
 
@@ -301,17 +305,32 @@ def test_heavy_inputs_bounded(argv, user_files):
 HEAVY_RULES = {
     "percentile die 10000": "[percentile]\ndie = 10000\n",
     "humans STR 1000d10000": '[percentile.humans]\nSTR = "1000d10000"\n',
-    "injury table of 99,999 rows": "[injuries]\ndeath_threshold = 100001\ntable = [" + ", ".join(
+    "injury table of 99,999 rows": "[injuries]\ndeath_threshold = 100000\ntable = [" + ", ".join(
         f'{{ low = {i}, high = {i}, modifier = 0, en = "I{i}" }}' for i in range(1, 100000))
         + "]\n",
 }
 
 
+HEAVY_RULES.update({
+    "injury table of 1,000 rows, d100000": "[injuries]\ndie = 100000\ndeath_threshold = 100000\n"
+    "automatic_death_seconds = 100000\ntable = [" + ", ".join(
+        f'{{ low = {1 + 100 * i}, high = {100 * (i + 1)}, modifier = -100, en = "I{i}", '
+        f'fr = "B{i}" }}' for i in range(999))
+    + ', { low = 99901, modifier = -100, en = "I999", fr = "B999" }]\n',
+    # the largest die under the grid budget (a lookup of 10 x die x die cells)
+    "percentile die 1400": "[percentile]\ndie = 1400\n[percentile.contest]\nskill_cap = 1400\n",
+    "humans STR 30d1000": '[percentile.humans]\nSTR = "30d1000"\n'
+    "[percentile.characteristics]\nmaximum = 100000\n",
+})
 HEAVY_COMMANDS = {
     "percentile die 10000": ["tiers", "65"],
     "humans STR 1000d10000": ["report", "--sections", "percentile", "--trials", "200", "--quiet",
                               "--out", "r"],
     "injury table of 99,999 rows": ["snapshot", "--out", "s.json", "--trials", "200"],
+    "injury table of 1,000 rows, d100000": ["snapshot", "--out", "s.json", "--trials", "200"],
+    "percentile die 1400": ["opposed", "1400", "700"],
+    "humans STR 30d1000": ["report", "--sections", "percentile", "--trials", "200", "--quiet",
+                             "--out", "r"],
 }
 
 
