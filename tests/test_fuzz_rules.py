@@ -228,7 +228,8 @@ def test_core_exact_functions(overlay, data):
     rr = r["rest"]
     score = rest.rest_score(data.draw(st.sampled_from(sorted(rr["thirst"]))),
                             data.draw(st.sampled_from(sorted(rr["hunger"]))),
-                            data.draw(st.integers(0, 24)), data.draw(st.integers(0, 4)), rules=r)
+                            data.draw(st.integers(0, 24)),
+                            data.draw(st.integers(0, rr["comfort_max"])), rules=r)
     finite(score, "rest_score")
     segments = data.draw(st.lists(st.tuples(st.integers(0, 30), st.integers(-5, 30)),
                                   min_size=1, max_size=4))
@@ -375,10 +376,22 @@ def test_percentile_exact_functions(overlay, data):
         [None] + [w["key"] for w in pc["magic"]["wounds"]])), rules=r)
 
 
+def _snapshot(r):
+    from balance.regression import snapshot
+
+    return snapshot.take(r, trials=200, seed=1)
+
+
 # --- variants the fuzzers found, pinned (a random search may not draw them again) -------------
 FOUND = [
     ("fall shorter than metres_per_die", {"guide": {"falls": {"metres_per_die": 3}}},
      lambda r: finite(guide.fall_table([2.0, 2.5, 3.0], rules=r)["mean_damage"], "falls")),
+    ("roll bonus range without 0", {"economy": {"roll_bonus_min": 1, "roll_bonus_max": 5,
+                                                "cap_reduction_per_extra_die": 1}},
+     lambda r: (economy.damage_cost("1d6", rules=r), _snapshot(r))),
+    ("roll bonus range of -1 only", {"economy": {"roll_bonus_min": -1, "roll_bonus_max": -1,
+                                                 "cap_reduction_per_extra_die": 0}},
+     lambda r: (economy.damage_cost("1d6", rules=r), _snapshot(r))),
     ("falls: centimetres_per_metre 1", {"guide": {"falls": {"centimetres_per_metre": 1}}},
      lambda r: finite(guide.fall_table([0.5, 2.0, 11.0], rules=r)["mean_damage"], "falls")),
 ]
