@@ -165,6 +165,15 @@ def cases() -> list:
                 expect = "ok" if value in ok else "either" if value in either else "refused"
                 out.append(pytest.param(argv, expect, heavy,
                                         id=f"{' '.join(path)} {dest}={value!r}"))
+        # no option is skipped: a flag given a value, and an option that does not exist
+        flags = [a.option_strings[0] for a in parser._actions if a.nargs == 0 and
+                 a.option_strings and not isinstance(a, argparse._HelpAction)] \
+            if path != ("bench",) else [o for o, kind in BENCH_OPTIONS.items() if not kind]
+        for flag in flags + ["--no-such-option"]:
+            out.append(pytest.param(list(path) + BASE[path] + [f"{flag}=abc"], "refused",
+                                    False, id=f"{' '.join(path)} {flag}=abc"))
+    for argv in (["no-such-command"], ["--no-such-option"], ["é☃"], [""], ["rules"]):
+        out.append(pytest.param(argv, "refused", False, id=f"balance {argv}"))
     return out
 
 
