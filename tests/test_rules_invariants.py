@@ -82,6 +82,11 @@ REFUSED = [
      ["fights.damage_types names 'fire' twice (items 1 and 3)"]),
     ("injuries.threshold_after_table", value("injuries.death_threshold", 151),
      ["injuries.death_threshold = 151", "row 'The end is near' (151-)", "above 151"]),
+    ("injuries.threshold_after_table", value("injuries.death_threshold", 175),
+     ["injuries.table: the last row 'The end is near' (151-175) runs past "
+      "injuries.death_threshold = 175", "totals 175-175 would be death", "end the row at 174"]),
+    ("injuries.threshold_after_table", rows("injuries.table", 28, high=176),
+     ["last row 'The end is near' (151-176)", "injuries.death_threshold = 176"]),
     ("treatment.attempt_within_retry", value("treatment.light.minutes", 61),
      ["treatment.light.minutes = 61", "treatment.light.retry_minutes = 60"]),
     ("negotiation.divisors_ordered", value("negotiation.partial_divisor", 1),
@@ -142,6 +147,14 @@ REFUSED = [
      ["guide.falls.bands, last row 'dead' ends at 5000"]),
     ("encounters.open_ended_tables", rows("encounters.stat_sum_steps", 2, high=35),
      ["encounters.stat_sum_steps ends at 35", "6 x design.creature_stat_max = 36"]),
+    ("guide.falls_roll_dice", value("guide.falls.metres_per_die", 3),
+     ["guide.falls.metres_per_die = 3 gives no die to a fall of 200 cm", "'damage'"]),
+    ("guide.fall_dice_budget", merge(value("guide.falls.metres_per_die", 1), value(
+        "guide.falls.bands", [
+            {"low": 0, "high": 199, "outcome": "none", "en": "no damage", "fr": "n"},
+            {"low": 200, "high": 100100, "outcome": "dice", "en": "damage", "fr": "d"},
+            {"low": 100101, "outcome": "dead", "en": "dead", "fr": "m"}])),
+     ["'damage' ends at 100100 cm", "1,001 dice"]),
     ("guide.words_and_dice", rows("guide.falls.bands", 1, outcome="hurt"),
      ["guide.falls.bands, 'damage': outcome = 'hurt'", "'dice'"]),
     ("guide.words_and_dice", value("guide.falls.die", "1d6+1"),
@@ -156,6 +169,11 @@ REFUSED = [
      ["critical_success and critical_failure are both face 20"]),
     ("economy.dice_and_caps", rows("economy.dice_values", 1, die="d7"),
      ["economy.dice_values, row 2: die 'd7' does not match faces = 6"]),
+    ("economy.dice_and_caps", merge(value("economy.roll_bonus_min", 1),
+                                    value("economy.roll_bonus_max", 5)),
+     ["economy.roll_bonus_min..roll_bonus_max = 1..5 leaves out 0"]),
+    ("economy.dice_and_caps", value("economy.equipment_bonus_max", -1),
+     ["economy.equipment_bonus_min..equipment_bonus_max = -3..-1 leaves out 0"]),
     ("economy.dice_and_caps", value("economy.cap_reduction_per_extra_die", 3),
      ["economy.roll_bonus_max = 3 lowered by cap_reduction_per_extra_die x 3 extra dice is -6",
       "economy.roll_bonus_min = -3"]),
@@ -211,6 +229,8 @@ REFUSED = [
     ("percentile.characteristics_known",
      value("percentile.characteristics.names", ["CON", "SIZ", "DEX", "INT", "POW", "CHA"]),
      ["percentile.characteristics.names lacks 'STR'"]),
+    ("percentile.characteristics_known", value("percentile.damage_modifier.inputs", []),
+     ["percentile.damage_modifier.inputs is empty"]),
     ("percentile.characteristics_known", value("percentile.luck_points.inputs", ["LUCK"]),
      ["percentile.luck_points.inputs item = 'LUCK'", "percentile.characteristics.names"]),
     ("percentile.characteristics_known", value("percentile.humans.STR", "3d6+982"),
@@ -262,7 +282,11 @@ REFUSED = [
 ACCEPTED = [
     ("numbers.finite", value("percentile.combat.sizes.parry_block", [1.0, 0.25])),
     ("names.unique", rows("creatures.sizes", 1, fr="petiot")),
-    ("injuries.threshold_after_table", value("injuries.death_threshold", 152)),
+    ("injuries.threshold_after_table", merge(value("injuries.death_threshold", 152),
+                                             rows("injuries.table", 28, high=151))),
+    ("injuries.threshold_after_table", merge(value("injuries.death_threshold", 152),
+                                             rows("injuries.table", 28, high=None))),
+    ("injuries.threshold_after_table", value("injuries.death_threshold", 100_000)),
     ("treatment.attempt_within_retry", value("treatment.light.minutes", 60)),
     ("negotiation.divisors_ordered", value("negotiation.partial_divisor", 2)),
     ("negotiation.rule_known", value("negotiation.rule", "charisma")),
@@ -282,6 +306,11 @@ ACCEPTED = [
     ("encounters.ladder_ordered", merge(value("encounters.ladder", ["1/2", "1/1", "2/1"]),
                                         rows("encounters.base_ratios", 0, ratio="1/2"))),
     ("encounters.open_ended_tables", rows("encounters.stat_sum_steps", 2, high=36)),
+    ("guide.fall_dice_budget", value("guide.falls.metres_per_die", 1)),
+    ("guide.falls_roll_dice", merge(value("guide.falls.metres_per_die", 3), value(
+        "guide.falls.bands", [dict(r, **c) for r, c in zip(
+            bl.rules.plain(BASE.get("guide.falls.bands")),
+            [{"high": 299}, {"low": 300}, {}, {}])]))),
     ("guide.words_and_dice", merge(value("guide.checks.critical_success", 0),
                                    value("guide.checks.critical_failure", 0),
                                    value("guide.falls.die", "2d4"))),
@@ -367,8 +396,10 @@ def test_the_issue_example_message(tmp_path, monkeypatch, capsys):
 def test_the_threshold_just_above_the_last_row_gives_a_distribution():
     # at the boundary (threshold 152) the last row keeps exactly one total, 151; checked by
     # classifying each face of the d100 by hand: total = face + (0 + 1) x (50 + 1)
-    rules = load(value("injuries.death_threshold", 152))
-    table = BASE["injuries"]["table"]
+    rules = load(merge(value("injuries.death_threshold", 152),
+                       rows("injuries.table", 28, high=None)))
+    table = [dict(r) for r in BASE["injuries"]["table"]]
+    table[-1]["high"] = 151  # open-ended: up to the threshold - 1
     expected = [0] * (len(table) + 1)
     for face in range(1, 101):
         total = face + 51

@@ -10,14 +10,25 @@ def threshold_after_table(data: dict, source_of: Source) -> None:
     """Every row of the critical-injury table can be rolled (RULES.md 1.2): the death
     threshold lies above the last row's ``low``; a total at or above the threshold is death,
     and the last row runs up to ``death_threshold - 1`` (rows that start at or above it would
-    get negative chances).
+    get negative chances). A last row that states its ``high`` ends below the threshold
+    (a threshold above it extends the row, as the bundled ``death_threshold_180`` does).
 
-    Fix: raise ``injuries.death_threshold`` above the last row's ``low``, or shorten the table.
+    Fix: raise ``injuries.death_threshold`` above the last row's ``low``, or shorten the table;
+    end the last row below the threshold, or leave its ``high`` out.
     """
     inj = data["injuries"]
     threshold, rows = inj["death_threshold"], inj["table"]
     dead = [i for i, row in enumerate(rows) if row["low"] >= threshold]
     if not dead:
+        last = rows[-1]
+        if last.get("high", 0) >= threshold:
+            name = row_name(last, len(rows) - 1)
+            raise fail(source_of, ["injuries.table", "injuries.death_threshold"],
+                       f"injuries.table: the last row {name} ({span(last)}) runs past "
+                       f"injuries.death_threshold = {threshold}: totals {threshold}-"
+                       f"{last['high']} would be death, not {name}; end the row at "
+                       f"{threshold - 1} or leave its 'high' out (it then runs up to the "
+                       "threshold)")
         return
     first, last = rows[dead[0]], rows[-1]
     last_text = f"{last['low']}-"  # the last row is open-ended up to the threshold

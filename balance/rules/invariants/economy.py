@@ -10,7 +10,8 @@ from ._tools import Source, fail
 def dice_and_caps(data: dict, source_of: Source) -> None:
     """Weapon prices have a die for each face count and a legal bonus at every dice count
     (RULES.md 2.6): each ``economy.dice_values`` row's ``die`` is ``d<faces>`` and faces
-    appear once; with the most dice a weapon may have (``max_dice_two_handed``), the lowered
+    appear once; each bonus range (roll, damage, equipment) includes 0, the item without a
+    bonus; with the most dice a weapon may have (``max_dice_two_handed``), the lowered
     bonus caps (``*_bonus_max - cap_reduction_per_extra_die x (dice - 1)``) stay at or above
     the bonus minima.
 
@@ -28,6 +29,13 @@ def dice_and_caps(data: dict, source_of: Source) -> None:
                        f"table economy.dice_values: rows {seen[row['faces']] + 1} and {i + 1} "
                        f"both price the d{row['faces']}; drop one")
         seen[row["faces"]] = i
+    for kind in ("roll", "damage", "equipment"):
+        lo, hi = e[f"{kind}_bonus_min"], e[f"{kind}_bonus_max"]
+        if not lo <= 0 <= hi:
+            raise fail(source_of, [f"economy.{kind}_bonus_min", f"economy.{kind}_bonus_max"],
+                       f"economy.{kind}_bonus_min..{kind}_bonus_max = {lo}..{hi} leaves out 0: "
+                       f"an item without a {kind} bonus could not be priced; include 0 in the "
+                       "range")
     dice = max(e["max_dice"], e["max_dice_two_handed"])
     drop = e["cap_reduction_per_extra_die"] * (dice - 1)
     for kind in ("roll", "damage"):

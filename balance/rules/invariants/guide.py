@@ -255,6 +255,28 @@ def open_ended_tables(data: dict, source_of: Source) -> None:
 _FALL_OUTCOMES = ("none", "dice", "unconscious", "dead")
 
 
+@invariant("guide.falls_roll_dice", "guide.falls.bands", "guide.falls.metres_per_die",
+           "guide.falls.centimetres_per_metre")
+def falls_roll_dice(data: dict, source_of: Source) -> None:
+    """A fall in the damage band rolls at least one die (RULES.md 2.5: one die per
+    ``metres_per_die`` metres): every ``dice`` band starts at or above ``metres_per_die x
+    centimetres_per_metre`` centimetres.
+
+    Fix: start the damage band higher, or lower ``metres_per_die``.
+    """
+    f = data["guide"]["falls"]
+    per_die = f["metres_per_die"] * f["centimetres_per_metre"]
+    for i, row in enumerate(f["bands"]):
+        if row["outcome"] == "dice" and row["low"] < per_die:
+            raise fail(source_of, ["guide.falls.metres_per_die", "guide.falls.bands",
+                                   "guide.falls.centimetres_per_metre"],
+                       f"guide.falls.metres_per_die = {f['metres_per_die']} gives no die to a "
+                       f"fall of {row['low']} cm, where table guide.falls.bands, "
+                       f"{row_name(row, i)} starts rolling damage ({row['low']} < "
+                       f"{f['metres_per_die']} x {f['centimetres_per_metre']} cm); start the "
+                       "band higher or lower metres_per_die")
+
+
 @invariant("guide.words_and_dice", "guide.falls", "guide.checks", "fights.targeting",
            "fights.initiative_ties", "economy.*_rounding")
 def words_and_dice(data: dict, source_of: Source) -> None:
@@ -381,3 +403,33 @@ def sheets_buildable(data: dict, source_of: Source) -> None:
                 raise fail(source_of, [path, "design", "creatures"],
                            f"table {path}, {row_name(row, i)}: {problem}; correct the row or "
                            "the rule it breaks")
+
+
+@invariant("guide.fall_dice_budget", "guide.falls.bands", "guide.falls.metres_per_die",
+           "guide.falls.centimetres_per_metre", "guide.falls.die")
+def fall_dice_budget(data: dict, source_of: Source) -> None:
+    """A fall rolls at most the dice budget (RULES.md 2.5: ``floor(h / metres_per_die)``
+    dice; budgets: 1,000 dice): a ``dice`` band with a ``high`` rolls at most 1,000 dice at
+    its top (an open-ended ``dice`` band refuses a taller fall when it is asked for).
+
+    Fix: end the dice band lower, or raise ``metres_per_die``.
+    """
+    from ...budgets import MAX_DICE
+
+    falls = data["guide"]["falls"]
+    unit = falls["metres_per_die"] * falls["centimetres_per_metre"]
+    die = parsed_dice(source_of, "guide.falls.die", falls["die"], "guide.falls.die")
+    per = die.terms[0][1] if die.terms else 1
+    for i, row in enumerate(falls["bands"]):
+        if row["outcome"] != "dice" or "high" not in row:
+            continue
+        # a closed band holds exactly high cm; an open one everything below high + 1 cm
+        most = (row["high"] // unit if row.get("closed")
+                else (row["high"] + unit) // unit - 1) * per
+        if most > MAX_DICE:
+            raise fail(source_of, ["guide.falls.bands", "guide.falls.metres_per_die",
+                                   "guide.falls.centimetres_per_metre"],
+                       f"table guide.falls.bands, {row_name(row, i)} ends at {row['high']} cm, "
+                       f"where a fall rolls {most:,} dice (guide.falls.metres_per_die = "
+                       f"{falls['metres_per_die']}); falls roll at most {MAX_DICE:,} dice (the "
+                       "dice budget): end the band lower or raise metres_per_die")

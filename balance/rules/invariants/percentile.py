@@ -128,11 +128,13 @@ def grades_ordered(data: dict, source_of: Source) -> None:
            "percentile.humans", "percentile.<attribute>.inputs", "percentile.derived")
 def characteristics_known(data: dict, source_of: Source) -> None:
     """The characteristics are the seven the rules compute with (STR, CON, SIZ, DEX, INT,
-    POW, CHA, in any order; RULES.md 3.2); every attribute's ``inputs`` are among them; each
+    POW, CHA, in any order; RULES.md 3.2); every attribute's ``inputs`` name at least one of
+    them, and only them; each
     human's dice stay within ``minimum`` .. ``maximum``; a linear attribute divides by a
     ``denominator`` of at least 1.
 
-    Fix: restore the characteristic's name, or change the input, dice or bounds.
+    Fix: restore the characteristic's name, name an input, or change the input, dice or
+    bounds.
     """
     p = data["percentile"]
     ch = p["characteristics"]
@@ -159,6 +161,10 @@ def characteristics_known(data: dict, source_of: Source) -> None:
     specs = [(f"percentile.{a}", p[a]) for a in BANDED] + \
         [(f"percentile.derived.{a}", spec) for a, spec in p["derived"].items()]
     for path, spec in specs:
+        if not spec["inputs"]:
+            raise fail(source_of, [f"{path}.inputs"],
+                       f"{path}.inputs is empty: the attribute would be of no characteristic; "
+                       f"name one or more of {', '.join(names)}")
         for item in spec["inputs"]:
             known_word(source_of, [f"{path}.inputs", "percentile.characteristics.names"], item,
                        names, f"{path}.inputs item",
