@@ -24,8 +24,8 @@ from .rules import Rules, resolve
 
 __all__ = [
     "roll_modifier", "death_probability", "injury_distribution", "injury_probabilities",
-    "injury_surface", "injury_for_total", "find_injury", "injury_table", "severity",
-    "dying_outcome", "injury_sampler", "simulate", "treatment_chance",
+    "injury_surface", "death_on_roll", "injury_for_total", "find_injury", "injury_table",
+    "severity", "dying_outcome", "injury_sampler", "simulate", "treatment_chance",
 ]
 
 _MAX = 1_000_000
@@ -116,13 +116,15 @@ def injury_probabilities(seconds, negative_hp, wounds=0, *, rules: Rules | None 
     rules = resolve(rules)
     d, npv, n = _check(seconds, negative_hp, wounds)
     inj = rules["injuries"]
-    die, threshold = inj["die"], inj["death_threshold"]
+    die = inj["die"]
+    shape = np.broadcast_shapes(np.shape(d), np.shape(npv), np.shape(n))
+    check_grid("injury_probabilities", shape + (len(inj["table"]) + 1,),
+               "seconds x negative_hp x wounds x injury rows")
     k = roll_modifier_unchecked(d, npv, n, rules)[..., None]
     low, high = _bounds(rules)
     # faces f in 1..die with low <= f + k <= high, counted in closed form
     rows = (np.clip(high - k, 0, die) - np.clip(low - 1 - k, 0, die)) / die
-    death = (die - np.clip(threshold - 1 - k, 0, die)) / die
-    out = np.concatenate([rows, death], axis=-1)
+    out = np.concatenate([rows, death_on_roll(k, rules)], axis=-1)
     auto = np.broadcast_to((d >= inj["automatic_death_seconds"])[..., None], out.shape)
     out = np.where(auto, np.eye(1, out.shape[-1], out.shape[-1] - 1)[0], out)
     return out
@@ -137,8 +139,19 @@ def death_probability(seconds, negative_hp, wounds=0, *, rules: Rules | None = N
     >>> death_probability(seconds=[5, 40, 175], negative_hp=6, wounds=1)
     array([0.  , 0.17, 1.  ])
     """
-    p = injury_probabilities(seconds, negative_hp, wounds, rules=rules)[..., -1]
+    rules = resolve(rules)
+    d, npv, n = _check(seconds, negative_hp, wounds)
+    p = death_on_roll(roll_modifier_unchecked(d, npv, n, rules), rules)
+    p = np.where(d >= rules["injuries"]["automatic_death_seconds"], 1.0, p)
     return float(p) if p.ndim == 0 else p
+
+
+def death_on_roll(k, rules: Rules) -> np.ndarray:
+    """P(``1d{die} + k >= death_threshold``) for roll modifiers ``k`` (§1.2), in closed form:
+    one value per ``k``, whatever the size of the injury table."""
+    inj = rules["injuries"]
+    die = inj["die"]
+    return (die - np.clip(inj["death_threshold"] - 1 - np.asarray(k), 0, die)) / die
 
 
 def injury_distribution(seconds: int, negative_hp: int, wounds: int = 0, *,

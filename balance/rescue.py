@@ -114,23 +114,94 @@ def rescue_sampler(n: int, rng: np.random.Generator, *, plan: RescuePlan, rules:
 
 
 def exact_outcomes(p: RescuePlan, *, rules: Rules | None = None) -> np.ndarray:
-    """Exact outcome probabilities ``(wounds, rows + 2)``: sums the closed form over the
-    arrival and negative-HP distributions (one roll per rescue, so it is exact)."""
+    """Exact outcome probabilities ``(wounds, rows + 2)`` (one roll per rescue, so it is exact).
+
+    The roll depends on the arrival and the negative HP only through
+    ``s = (1 + hp_loss_per_second) x seconds + negative_hp`` (``k = (wounds + 1) s``,
+    RULES.md 1.2), so the distribution of ``s`` is a 1-D convolution of the two
+    distributions (never their product grid), cut at the death threshold; the roll
+    ``1d{die} + k`` then lands in each row by cumulative sums. Arrivals that reach
+    ``automatic_death_seconds`` die without a roll.
+    """
     rules = resolve(rules)
-    arr = p.arrival.distribution()
+    inj = rules["injuries"]
+    arr, npv = p.arrival.distribution(), p.negative_hp.distribution()
+    seconds = arr.index.to_numpy(np.int64) + p.charge_seconds
+    auto = seconds >= inj["automatic_death_seconds"]
+    weight = arr.to_numpy()
+    rows = len(inj["table"])
+    out = np.zeros((len(p.wounds), rows + 2))
+    out[:, -1] = weight[auto].sum()
+    if auto.all():
+        return out
+    scale = 1 + inj["hp_loss_per_second"]
+    for i, w in enumerate(p.wounds):
+        k_pmf = _modifier_pmf(seconds[~auto] * scale, weight[~auto], npv, w + 1,
+                              inj["death_threshold"])
+        out[i, :rows], out[i, rows] = _roll_outcomes(k_pmf, rules)
+    return out
+
+
+def _modifier_pmf(shift: np.ndarray, weight: np.ndarray, npv: pd.Series, factor: int,
+                  threshold: int) -> np.ndarray:
+    """Probabilities of the roll modifier ``k = factor x (shift + negative_hp)`` over
+    ``k = 0 .. threshold``, every ``k >= threshold`` (certain death) lumped in the last."""
+    cut = -(-threshold // factor)  # s >= cut gives k >= threshold
+    a = np.bincount(np.minimum(shift, cut), weights=weight, minlength=cut + 1)[:cut]
+    values = npv.index.to_numpy(np.int64)
+    b = np.bincount(np.minimum(values, cut), weights=npv.to_numpy(), minlength=cut + 1)[:cut]
+    s_pmf = _convolve(a, b)[:cut]
+    k_pmf = np.zeros(threshold + 1)
+    k_pmf[np.arange(cut) * factor] = s_pmf
+    k_pmf[threshold] = max(0.0, weight.sum() - s_pmf.sum())
+    return k_pmf
+
+
+def _convolve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``np.convolve(a, b)`` of non-negative weights; by FFT above 2 x 10**8 multiply-adds, as
+    :func:`balance.dice.distribution` (absolute error below 1e-15)."""
+    if a.size * b.size <= 2 * 10**8:
+        return np.convolve(a, b)
+    from scipy.signal import fftconvolve
+    return np.clip(fftconvolve(a, b), 0.0, None)
+
+
+def _death_by_arrival(times: np.ndarray, p: RescuePlan, w: int, rules: Rules) -> np.ndarray:
+    """Exact P(death) for a rescuer arriving at each of ``times`` (seconds), over the
+    negative-HP distribution: ``G(x) = sum_v P(v) death_on_roll((w + 1)(x + v))`` with
+    ``x = (1 + hp_loss_per_second)(time + charge)``, for every ``x`` at once as one 1-D
+    correlation (never a times x negative-HP grid); 1 from the automatic death on."""
+    inj = rules["injuries"]
+    seconds = np.asarray(times, np.int64) + p.charge_seconds
+    out = np.ones(seconds.size)
+    factor, threshold = w + 1, inj["death_threshold"]
+    cut = -(-threshold // factor)  # s >= cut: certain death on the roll
+    x = seconds * (1 + inj["hp_loss_per_second"])
+    rolled = (seconds < inj["automatic_death_seconds"]) & (x < cut)
+    if not rolled.any():
+        return out
     npv = p.negative_hp.distribution()
-    seconds = arr.index.to_numpy()[:, None] + p.charge_seconds
-    weights = arr.to_numpy()[:, None] * npv.to_numpy()[None, :]
-    out = []
-    auto = seconds >= rules["injuries"]["automatic_death_seconds"]
-    for w in p.wounds:
-        probs = injuries.injury_probabilities(seconds, npv.index.to_numpy()[None, :], w,
-                                              rules=rules)
-        death = probs[..., -1]
-        split = np.concatenate([probs[..., :-1], np.where(auto, 0, death)[..., None],
-                                np.where(auto, death, 0)[..., None]], axis=-1)
-        out.append((split * weights[..., None]).sum(axis=(0, 1)))
-    return np.array(out)
+    b = np.bincount(np.minimum(npv.index.to_numpy(np.int64), cut), weights=npv.to_numpy(),
+                    minlength=cut + 1)  # b[cut]: every total of cut or more
+    e = injuries.death_on_roll(factor * np.minimum(np.arange(2 * cut + 1), cut), rules)
+    g = _convolve(e, b[::-1])  # g[x + cut] = sum_v b[v] e[x + v]
+    out[rolled] = np.clip(g[x[rolled] + cut], 0.0, 1.0)
+    return out
+
+
+def _roll_outcomes(k_pmf: np.ndarray, rules: Rules) -> tuple[np.ndarray, float]:
+    """``(P(each table row), P(death on the roll))`` of ``1d{die} + k`` for ``k`` distributed
+    as ``k_pmf`` over ``0 .. death_threshold`` (RULES.md 1.2), by cumulative sums."""
+    inj = rules["injuries"]
+    die, threshold = inj["die"], inj["death_threshold"]
+    cum = np.concatenate([[0.0], np.cumsum(k_pmf)])  # cum[j] = P(k < j)
+    totals = np.arange(threshold)  # a total t < threshold: some face f in 1..die has k = t - f
+    total_pmf = (cum[np.clip(totals, 0, None)] - cum[np.clip(totals - die, 0, None)]) / die
+    at_most = np.concatenate([[0.0], np.cumsum(total_pmf)])  # at_most[j] = P(total < j)
+    low, high = injuries._bounds(rules)
+    rows = at_most[np.clip(high + 1, 0, threshold)] - at_most[np.clip(low, 0, threshold)]
+    death = float(k_pmf @ injuries.death_on_roll(np.arange(threshold + 1), rules))
+    return np.clip(rows, 0.0, None), death
 
 
 def _labels(rules: Rules) -> pd.DataFrame:
@@ -200,16 +271,13 @@ def _by_time(res, p: RescuePlan, rules: Rules) -> pd.DataFrame:
     by_time = res.totals["by_time"]
     auto = rules["injuries"]["automatic_death_seconds"]
     frames = []
-    npv = p.negative_hp.distribution()
     for i, w in enumerate(p.wounds):
         trials_t = by_time[i, :, 0]
         deaths = by_time[i, :, 1] + by_time[i, :, 2]
         seen = np.flatnonzero(trials_t)
         table = montecarlo.proportion_table(deaths[seen], trials_t[seen],
                                             index=pd.Index(seen, name="arrival"))
-        exact = (injuries.death_probability(seen[:, None] + p.charge_seconds,
-                                            npv.index.to_numpy()[None, :], w, rules=rules)
-                 * npv.to_numpy()[None, :]).sum(axis=1)
+        exact = _death_by_arrival(seen, p, w, rules)
         table = table.rename(columns={"estimate": "probability"}).reset_index()
         table.insert(0, "wounds", w)
         table.insert(2, "deaths", deaths[seen])
