@@ -54,6 +54,9 @@ def fall(height: float, *, lang: str = "en", rules: Rules | None = None) -> Fall
     if row["outcome"] == "dice":
         die = dice.parse(f["die"])
         n = math.floor(cm / (f["metres_per_die"] * f["centimetres_per_metre"])) * die.terms[0][1]
+        if n > dice.MAX_DICE:  # only an open-ended dice band (closed ones: checked at load)
+            raise ValueError(f"height {h:g} m would roll {n:,}d{die.terms[0][2]}; falls roll at "
+                             f"most {dice.MAX_DICE:,} dice (the dice budget): give a lower height")
         expr = str(dice.parse(f"{n}d{die.terms[0][2]}"))
     return Fall(h, row["outcome"], expr, row.get(lang) or row["en"])
 
