@@ -392,6 +392,9 @@ FOUND = [
     ("roll bonus range of -1 only", {"economy": {"roll_bonus_min": -1, "roll_bonus_max": -1,
                                                  "cap_reduction_per_extra_die": 0}},
      lambda r: (economy.damage_cost("1d6", rules=r), _snapshot(r))),
+    ("default asks past the ask cap", {"negotiation": {"full_divisor": 1,
+                                                   "partial_divisor": 36}},
+     lambda r: (negotiation.ask_table(29, rules=r), negotiation.best_ask(29, rules=r))),
     ("falls: centimetres_per_metre 1", {"guide": {"falls": {"centimetres_per_metre": 1}}},
      lambda r: finite(guide.fall_table([0.5, 2.0, 11.0], rules=r)["mean_damage"], "falls")),
 ]
