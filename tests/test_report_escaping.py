@@ -18,8 +18,8 @@ from balance.report.html import render_html  # noqa: E402
 from balance.report.markdown import render_markdown  # noqa: E402
 from balance.report.model import Figure, Section, Table  # noqa: E402
 
-# the figures still draw a control character as a missing glyph (plots take names as given)
-pytestmark = pytest.mark.filterwarnings("ignore:Glyph .* missing from font:UserWarning")
+# a control character drawn in a figure would be a missing glyph: make its warning an error
+pytestmark = pytest.mark.filterwarnings("error:Glyph .* missing from font:UserWarning")
 
 #: hostile names and, by hand, how report.md must show them (CommonMark text)
 HOSTILE = {
@@ -184,3 +184,21 @@ def test_dollar_signs_in_names_are_text_in_figures(tmp_path):
     out = bl.report.build_report(path, out=tmp_path / "r", trials=2000, seed=1,
                                  progress=False, topics=["injuries"])
     assert r"| \$\\frac{1\$ and \$x^2\$ |" in (out / "report.md").read_text(encoding="utf-8")
+
+
+def test_plots_save_draws_no_control_character(tmp_path):
+    # a name with NUL/ESC as tick label, legend entry and title: saved without a missing glyph
+    import matplotlib.pyplot as plt
+
+    from balance import plots
+
+    fig, ax = plt.subplots()
+    ax.set_yticks([0, 1], ["Weak\x00ened", "Bro\x1b[31mken"])
+    ax.plot([0, 1], [0, 1], label="De\x07ath")
+    ax.legend()
+    ax.set_title("Inj\x9buries")
+    plots.save(ax, tmp_path / "f.png")  # the module's filter turns a glyph warning into an error
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["Weakened", "Bro[31mken"]
+    assert ax.get_legend().get_texts()[0].get_text() == "Death"
+    assert ax.get_title() == "Injuries"
+    plt.close(fig)

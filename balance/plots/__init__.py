@@ -39,10 +39,13 @@ def save(ax, path, **options) -> None:
     from pathlib import Path
 
     from .._atomic import check_output_file, write_file
+    from ._style import printable
     if not isinstance(path, (str, os.PathLike)):  # a file object: matplotlib writes it
+        printable(ax.figure)
         ax.figure.savefig(path, dpi=options.pop("dpi", 110), **options)
         return
     path = check_output_file("path", path)
+    printable(ax.figure)
     buffer = io.BytesIO()
     fmt = options.pop("format", None) or Path(path).suffix[1:].lower() or None
     ax.figure.savefig(buffer, format=fmt, dpi=options.pop("dpi", 110), **options)

@@ -7,9 +7,10 @@ import matplotlib
 
 from ..names import label
 from ..report.labels import check_lang, name_column, text
+from ..text import plain_text
 
 __all__ = ["PALETTE", "DEATH_COLOUR", "axes", "finish", "text", "check_lang",
-           "band_colour", "pick_column", "as_table", "label", "name_column"]
+           "band_colour", "pick_column", "as_table", "label", "name_column", "printable"]
 
 #: one colour per curve family (colour-blind friendly, Okabe-Ito order)
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442",
@@ -48,6 +49,31 @@ def finish(ax, *, title: str | None = None, xlabel: str | None = None,
             else {"loc": legend_loc}
         ax.legend(fontsize=8, frameon=False, title=legend_title, title_fontsize=8, **where)
     return ax
+
+
+def printable(fig) -> None:
+    """Drop control characters from every text of ``fig`` before it is drawn to a file.
+
+    Names come from rules files, which may hold a NUL or an ESC: drawn as they are, they
+    become missing-glyph boxes (and a matplotlib warning). Called by :func:`balance.plots.save`
+    and by the report for each figure.
+    """
+    from matplotlib.category import StrCategoryFormatter
+    from matplotlib.text import Text
+    from matplotlib.ticker import FixedFormatter, FuncFormatter
+
+    for artist in fig.findobj(Text):
+        raw = artist.get_text()
+        clean = plain_text(raw)
+        if clean != raw:
+            artist.set_text(clean)
+    for ax in fig.get_axes():  # tick labels are made at draw time, by the axis' formatter
+        for axis in (ax.xaxis, ax.yaxis):
+            for which in ("major", "minor"):
+                formatter = getattr(axis, f"get_{which}_formatter")()
+                if isinstance(formatter, (FixedFormatter, FuncFormatter, StrCategoryFormatter)):
+                    getattr(axis, f"set_{which}_formatter")(  # text labels, not numbers
+                        FuncFormatter(lambda x, pos, f=formatter: plain_text(str(f(x, pos)))))
 
 
 def band_colour(index: int, count: int) -> str:

@@ -63,6 +63,9 @@ def figure_from_axes(name: str, ax, caption: str = "", *, dpi: int = 100) -> Fig
     """Render the figure holding ``ax`` (one axes or an array of them) to PNG and close it."""
     fig = (ax.flat[0] if hasattr(ax, "flat") else ax).figure
     fig = fig.figure  # the root figure when ``ax`` lives in a subfigure
+    from ..plots._style import printable
+
+    printable(fig)  # names from a rules file: no control character drawn as a box
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=dpi, metadata={"Software": None})
     import matplotlib.pyplot as plt
