@@ -358,11 +358,10 @@ def economy_knob(draw) -> dict:
     most = draw(st.integers(1, 6))
     dice, cut = draw(st.integers(1, most)), draw(_number("economy.cap_reduction_per_extra_die"))
     out = {"max_dice": dice, "max_dice_two_handed": most, "cap_reduction_per_extra_die": cut}
-    for what in ("roll_bonus", "damage_bonus"):
-        low = draw(st.integers(-10, 0))
-        out[f"{what}_min"] = low
-        out[f"{what}_max"] = draw(st.integers(low + cut * (most - 1),
-                                              low + cut * (most - 1) + 10))
+    for what in ("roll_bonus", "damage_bonus", "equipment_bonus"):  # ranges hold 0
+        out[f"{what}_min"] = draw(st.integers(-10, 0))
+        floor = cut * (most - 1) if what != "equipment_bonus" else 0  # >= 0 with every die
+        out[f"{what}_max"] = draw(st.integers(floor, floor + 10))
     resale = draw(st.integers(0, 100))
     buy = sorted(draw(st.lists(st.integers(0, 100), min_size=2, max_size=2)))
     sell = draw(st.integers(100, 300))
@@ -374,6 +373,28 @@ def economy_knob(draw) -> dict:
     return {"economy": out}
 
 
+@st.composite
+def falls_knob(draw) -> dict:
+    """Fall bands in cm (RULES.md 2.5): nothing, then dice from at least one die's height
+    (metres_per_die x centimetres_per_metre), unconscious, dead; at most 1,000 dice."""
+    metres, cm = draw(_number("guide.falls.metres_per_die")), \
+        draw(_number("guide.falls.centimetres_per_metre"))
+    per_die = metres * cm
+    dice = draw(st.integers(per_die, per_die + 500))
+    unconscious = dice + draw(st.integers(1, min(2000, 999 * per_die)))
+    dead = unconscious + draw(st.integers(1, 500))
+    rows = copy.deepcopy(get("guide.falls.bands"))
+    for row, low, high in zip(rows, (0, dice, unconscious, dead),
+                              (dice - 1, unconscious - 1, dead - 1, None)):
+        row["low"] = low
+        if high is None:
+            row.pop("high", None)
+        else:
+            row["high"] = high
+    return {"guide": {"falls": {"metres_per_die": metres, "centimetres_per_metre": cm,
+                                "bands": rows}}}
+
+
 #: knobs handled by a hand-written strategy above (a cross-field rule ties them)
 _COUPLED_PREFIXES = ("injuries.", "treatment.", "guide.checks.", "percentile.die",
                      "percentile.roll.", "percentile.contest.skill_cap",
@@ -383,7 +404,8 @@ _COUPLED_PREFIXES = ("injuries.", "treatment.", "guide.checks.", "percentile.die
                      "creatures.summary_levels_max", "party.level", "bestiary.",
                      "design.creature_stat_", "creatures.base_hp", "economy.max_dice",
                      "economy.cap_reduction", "economy.roll_bonus", "economy.damage_bonus",
-                     "economy.resale", "economy.negotiation.", "percentile.hit_locations.")
+                     "economy.resale", "economy.negotiation.", "percentile.hit_locations.",
+                     "economy.equipment_bonus", "guide.falls.")
 
 
 def _generic_knobs(sections: tuple) -> list:
@@ -413,7 +435,7 @@ def _knobs(rule_set: str) -> list:
                   ordered_knob("rest.armour_comfort", "rest.comfort_max")]
     elif rule_set == "guide":
         knobs += [checks_knob(), rows_column_knob("party.members", ("base_hp",)),
-                  levels_knob(), creatures_knob(), economy_knob()]
+                  levels_knob(), creatures_knob(), economy_knob(), falls_knob()]
     else:
         knobs += [percentile_roll_knob(), grades_knob(), humans_knob(), hit_locations_knob(),
                   derived_knob(), tier_values_knob(),
