@@ -33,17 +33,19 @@ ValueError: trials must be an integer between 1 and 10000000000 (the trials budg
 """
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from .errors import RulesError, check_integer
 
 __all__ = ["MAX_TRIALS", "MAX_BLOCKS", "MAX_DICE", "MAX_FACES", "MAX_CONSTANT", "MAX_SAMPLE",
            "MAX_SUPPORT", "MAX_TABLE_ROWS", "MAX_GRID_CELLS", "MAX_RULES_DEPTH",
            "MAX_RULES_BYTES", "max_workers", "check_trials", "check_blocks", "check_workers",
-           "check_support", "check_sample", "check_rows", "check_grid", "check_depth",
+           "check_support", "check_sample", "check_rows", "check_grid", "check_length",
+           "check_depth",
            "check_nesting", "check_size", "check_rules"]
 
 #: Trials of one Monte Carlo run (with the default block size, at most 38,147 blocks).
@@ -145,6 +147,23 @@ def check_grid(what: str, shape: Sequence[int], because: str = "") -> None:
         raise ValueError(f"{what} would have {size} = {cells:,} cells"
                          f"{f' (from {because})' if because else ''}; exact surfaces are "
                          f"limited to {MAX_GRID_CELLS:,} cells (the grid budget)")
+
+
+def check_length(name: str, values: Iterable, most: int = MAX_GRID_CELLS) -> list:
+    """``values`` as a list of at most ``most`` items (default: the grid budget), else a
+    one-line ValueError naming ``name``; an endless or huge iterable is refused after
+    ``most + 1`` items, never listed whole."""
+    try:
+        too_many = len(values) > most  # type: ignore[arg-type]
+    except OverflowError:  # a range past sys.maxsize
+        too_many = True
+    except TypeError:  # an iterator: counted while it is listed
+        too_many = False
+    items = [] if too_many else list(itertools.islice(values, most + 1))
+    if too_many or len(items) > most:
+        raise ValueError(f"{name} holds more than {most:,} values (the grid budget); pass "
+                         "fewer")
+    return items
 
 
 def check_size(source: str, size: int) -> None:

@@ -146,3 +146,39 @@ def test_rescue_of_two_huge_supports_answers():
     assert (got[:, -1] == 1.0).all() and (got[:, :-1] == 0).all()  # all arrivals >= 175 s
     assert math.isclose(rescue._death_by_arrival(np.array([0, 100, 175]), p, 0,
                                                  bl.load_rules())[0], 1.0)
+
+
+# --- grids sized by API arguments -------------------------------------------------------------
+def test_tier_table_held_to_the_grid_budget():
+    from balance import percentile
+    grades = len(bl.load_rules()["percentile"]["grades"]["table"])
+    skills = budgets.MAX_GRID_CELLS // (grades * 4) + 1
+    with pytest.raises(ValueError, match=rf"tier_table would have {skills:,} x {grades} x 4 "):
+        percentile.tier_table(range(skills))
+    with pytest.raises(ValueError, match="skills holds more than 20,000,000 values"):
+        percentile.tier_table(range(10**30))
+    with pytest.raises(ValueError, match="grades holds more than 20,000,000 values"):
+        percentile.tier_table([50], grades=itertools.repeat("Standard"))
+
+
+def test_opposed_table_held_to_the_grid_budget():
+    from balance.report import data
+    with pytest.raises(ValueError, match=r"opposed_table would have 4,473 x 4,473 .*grid budget"):
+        data.opposed_table(itertools.islice(itertools.cycle(range(101)), 4473))
+    with pytest.raises(ValueError, match="skills holds more than"):
+        data.opposed_table(itertools.count())
+
+
+def test_reaction_grid_held_to_the_grid_budget_and_ready_at_exact():
+    from balance import timeline
+    from balance.report import data
+    with pytest.raises(ValueError, match=r"reaction_grid would have 10,001 x 2,000 "):
+        data.reaction_grid(range(10_001), range(2_000))
+    rng = np.random.default_rng(5)
+    triggers = np.sort(rng.choice(200, size=40, replace=False))
+    frame = data.reaction_grid(range(0, 12, 3), triggers)
+    for c in range(0, 12, 3):
+        answered = timeline.answered_triggers(triggers, cooldown=c)
+        uses = [int(u) for u in triggers[answered]]
+        want = [max([u + c for u in uses if u <= t] or [int(t)]) for t in triggers]
+        assert frame.loc[frame["cooldown"] == c, "ready_at"].tolist() == want

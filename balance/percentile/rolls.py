@@ -13,6 +13,7 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
+from ..budgets import check_grid, check_length
 from ..errors import check_integer, check_integer_array
 from ..rng import RNGLike, as_generator
 from ..rules import resolve
@@ -142,9 +143,12 @@ def tier_table(skills: Iterable[int] = range(1, 201), grades: Iterable[str] | No
     sec = section(rules)
     # skills x any grade's numerator must fit the int64 arithmetic of the table
     top = np.iinfo(np.int64).max // max(row["numerator"] for row in sec["grades"]["table"])
+    skills = check_length("skills", skills)
+    names = [row["en"] for row in sec["grades"]["table"]] if grades is None else \
+        check_length("grades", grades)
+    check_grid("tier_table", (len(skills), len(names), len(TIERS)), "skills x grades x tiers")
     skills = np.asarray([check_integer("skills", check_skill("skills", s), max=top)
                          for s in skills], dtype=np.int64)
-    names = [row["en"] for row in sec["grades"]["table"]] if grades is None else list(grades)
     parsed = [find_grade(g, rules, "grades") for g in names]
     counts_table = _tier_counts(rules)
     cap = _skill_cap(rules)

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .. import d20, injuries, negotiation
+from ..budgets import check_grid, check_length
 from ..errors import check_integer_array
 from ..rules import Rules, plain, resolve
 
@@ -151,7 +152,9 @@ def opposed_table(skills=range(5, 101, 5), *, rules: Rules | None = None) -> pd.
     from .. import percentile
 
     rules = resolve(rules)
-    values = check_integer_array("skills", list(skills), min=0, max=10_000).reshape(-1)
+    values = check_integer_array("skills", check_length("skills", skills), min=0,
+                                 max=10_000).reshape(-1)
+    check_grid("opposed_table", (values.size, values.size), "skills x skills")
     rows = []
     for a in values:
         for b in values:
@@ -274,13 +277,18 @@ def reaction_grid(cooldowns=range(0, 11), triggers=range(0, 60), *,
     from .. import timeline
 
     rules = resolve(rules)
-    cds = check_integer_array("cooldowns", list(cooldowns), min=0, max=10_000).reshape(-1)
-    seconds = check_integer_array("triggers", list(triggers), min=0, max=10**9).reshape(-1)
+    cds = check_integer_array("cooldowns", check_length("cooldowns", cooldowns), min=0,
+                              max=10_000).reshape(-1)
+    seconds = check_integer_array("triggers", check_length("triggers", triggers), min=0,
+                                  max=10**9).reshape(-1)
+    check_grid("reaction_grid", (cds.size, seconds.size), "cooldowns x triggers")
     frames = []
     for c in cds:
         answered = timeline.answered_triggers(seconds, cooldown=int(c), rules=rules)
-        uses = seconds[answered]
-        ready = np.array([max([u + int(c) for u in uses if u <= t] or [t]) for t in seconds])
+        uses = np.sort(seconds[answered])
+        last = np.searchsorted(uses, seconds, side="right") - 1  # the latest use at or before
+        ready = seconds if uses.size == 0 else \
+            np.where(last >= 0, uses[np.maximum(last, 0)] + int(c), seconds)
         frames.append(pd.DataFrame({"cooldown": int(c), "second": seconds,
                                     "answered": answered, "ready_at": ready}))
     return pd.concat(frames, ignore_index=True)
