@@ -28,11 +28,20 @@ __all__ = ["price_change", "ask_outcomes", "ask_table", "best_ask", "negotiated_
            "negotiation_sampler", "simulate"]
 
 _LIMIT = 10_000
+#: Largest ask X (in %) the functions accept (RULES.md §1.5 only needs ``X > 0``): an input
+#: bound, also the end of the whole asks :func:`best_ask` and :func:`ask_table` search.
+MAX_ASK = 1000
 
 
 def _ask(ask) -> Fraction:
-    check_number("ask", ask, min=0, strict_min=True, max=1000)
+    check_number("ask", ask, min=0, strict_min=True, max=MAX_ASK)
     return Fraction(ask)
+
+
+def _effective(psychology, modifier) -> int:
+    """``C' = psychology + modifier`` (RULES.md §1.1), each checked."""
+    return check_integer("psychology", psychology, min=-_LIMIT, max=_LIMIT) \
+        + check_integer("modifier", modifier, min=-_LIMIT, max=_LIMIT)
 
 
 def _outcome_codes(points: np.ndarray, ask: Fraction, rules: Rules) -> np.ndarray:
@@ -81,8 +90,7 @@ def ask_outcomes(psychology: int, ask, modifier: int = 0, *,
     """
     rules = resolve(rules)
     die = rules["d20"]["die"]
-    c = check_integer("psychology", psychology, min=-_LIMIT, max=_LIMIT) \
-        + check_integer("modifier", modifier, min=-_LIMIT, max=_LIMIT)
+    c = _effective(psychology, modifier)
     a = _ask(ask)
     points = c - np.arange(1, die + 1)
     code = _outcome_codes(points, a, rules)
@@ -94,7 +102,8 @@ def ask_outcomes(psychology: int, ask, modifier: int = 0, *,
 
 def ask_table(psychology: int, asks=None, modifier: int = 0, *,
               rules: Rules | None = None) -> pd.DataFrame:
-    """:func:`ask_outcomes` for many asks (default: every whole ask that can pay off)."""
+    """:func:`ask_outcomes` for many asks (default: every whole ask that can pay off, up to
+    :data:`MAX_ASK`)."""
     rules = resolve(rules)
     if asks is None:
         asks = range(1, _max_useful_ask(psychology, modifier, rules) + 1)
@@ -105,20 +114,43 @@ def ask_table(psychology: int, asks=None, modifier: int = 0, *,
 
 
 def _max_useful_ask(psychology, modifier, rules: Rules) -> int:
-    c = check_integer("psychology", psychology, min=-_LIMIT, max=_LIMIT) \
-        + check_integer("modifier", modifier, min=-_LIMIT, max=_LIMIT)
-    best_points = c - 1  # the die shows 1
-    return max(1, rules["negotiation"]["partial_divisor"] * best_points)
+    """The largest whole ask worth searching: past ``divisor x (C' - 1)`` (the most S.P., die
+    showing 1) no outcome moves the price; never past :data:`MAX_ASK`, at least 1."""
+    neg = rules["negotiation"]
+    divisor = max(neg["partial_divisor"], neg["full_divisor"])
+    return min(MAX_ASK, max(1, divisor * (_effective(psychology, modifier) - 1)))
+
+
+def _whole_ask_payoffs(c: int, asks: np.ndarray, rules: Rules) -> np.ndarray:
+    """``die x`` the expected change of each whole ask of ``asks`` at ``C' = c``, as exact
+    integers, over all the die's faces at once (RULES.md §1.5).
+
+    For whole S.P. and X, ``S.P. >= X / d`` iff ``S.P. >= ceil(X / d)``: the successful points,
+    sorted, split at the two thresholds into the full ones (each paying X) and the partial ones
+    (each paying its S.P.), read off a cumulative sum.
+    """
+    neg = rules["negotiation"]
+    points = np.sort(c - np.arange(1, rules["d20"]["die"] + 1, dtype=np.int64))
+    points = points[points >= 0]  # a failed Test never moves the price
+    below = np.concatenate(([0], np.cumsum(points)))  # below[i]: sum of the i smallest
+    full_from = np.searchsorted(points, -(-asks // neg["full_divisor"]))
+    partial_from = np.minimum(np.searchsorted(points, -(-asks // neg["partial_divisor"])),
+                              full_from)
+    return asks * (points.size - full_from) + below[full_from] - below[partial_from]
 
 
 def best_ask(psychology: int, modifier: int = 0, *, rules: Rules | None = None) -> int:
     """The whole ask X that maximises the expected price change (the smallest one on a tie).
 
     The optimum is always a whole number: between consecutive integers the outcome sets do
-    not change and the payoff grows with X. Asks beyond ``4 x (C' - 1)`` never pay off.
+    not change and the payoff grows with X. Asks beyond ``partial_divisor x (C' - 1)`` never
+    pay off; the search ends there, or at :data:`MAX_ASK`. Exact integer arithmetic over all
+    the die's faces and asks at once (no table is built).
     """
-    table = ask_table(psychology, modifier=modifier, rules=rules)
-    return int(table["expected_change"].idxmax())
+    rules = resolve(rules)
+    asks = np.arange(1, _max_useful_ask(psychology, modifier, rules) + 1, dtype=np.int64)
+    payoffs = _whole_ask_payoffs(_effective(psychology, modifier), asks, rules)
+    return int(asks[np.argmax(payoffs)])  # argmax: the first (smallest) ask on a tie
 
 
 def negotiated_price(price, change, *, selling: bool = False, whole: bool = False):
