@@ -11,11 +11,14 @@ from functools import partial
 from ..rules import Rules
 from .guide_metrics import ENCOUNTERS, creature_names
 from .metrics import Measurement, Metric, mc_counts, mc_mean, mc_proportion
+from .rows import row
 
 __all__ = ["metrics", "DUEL"]
 
 #: the duel: Combat Style 70 against 50, broadsword, no shield or armour (the module's defaults)
 DUEL = (70, 50)
+#: the duellists' weapon: the row of ``percentile.weapons.table`` at the broadsword's position
+WEAPON = "broadsword"
 _SCALE = 0.2
 
 
@@ -29,12 +32,16 @@ def _fight(rules: Rules, trials: int, seed, *, names, what: str, metric: str) ->
     return mc_mean(t["expected_deaths_sum"], t["expected_deaths_sumsq"], res)
 
 
-def _duel(rules: Rules, trials: int, seed, *, what: str) -> Measurement:
+def _duel(rules: Rules, trials: int, seed, *, what: str, metric: str) -> Measurement:
+    """Both duellists wield the weapon at the bundled broadsword's position, given as its
+    (damage, size): a renamed or translated weapon (key, English and French) still compares."""
     from .. import percentile
     a, b = DUEL
-    sim = percentile.duel(percentile.combatant(a, rules=rules),
-                          percentile.combatant(b, rules=rules), trials=trials, seed=seed,
-                          rules=rules, progress=False)
+    w = row(rules, "percentile.weapons.table", WEAPON, metric, column="key")
+    weapon = (w["damage"], w["size"])
+    sim = percentile.duel(percentile.combatant(a, weapon=weapon, rules=rules),
+                          percentile.combatant(b, weapon=weapon, rules=rules), trials=trials,
+                          seed=seed, rules=rules, progress=False)
     t = sim.result.totals
     if what == "outcome":
         return mc_counts(t["wins"], ("first wins", "second wins", "timeout"), sim.result)
@@ -62,8 +69,10 @@ def metrics() -> list[Metric]:
                trials_scale=_SCALE),
         Metric(f"duel.outcome@{a}v{b}", f"percentile duel, Combat Style {a} against {b}: "
                "who wins", "probability", "mc", "distribution",
-               partial(_duel, what="outcome"), section="percentile", trials_scale=_SCALE),
+               partial(_duel, what="outcome", metric=f"duel.outcome@{a}v{b}"),
+               section="percentile", trials_scale=_SCALE),
         Metric(f"duel.rounds@{a}v{b}", "mean rounds of the same duel", "rounds", "mc", "mean",
-               partial(_duel, what="rounds"), section="percentile", trials_scale=_SCALE),
+               partial(_duel, what="rounds", metric=f"duel.rounds@{a}v{b}"),
+               section="percentile", trials_scale=_SCALE),
     ]
     return out

@@ -9,7 +9,7 @@ import math
 
 from ..rules import Rules
 from .metrics import Measurement, Metric, distribution
-from .rows import row_name
+from .rows import defined, row, row_name
 
 __all__ = ["metrics", "ENCOUNTERS", "creature_names"]
 
@@ -41,6 +41,51 @@ def _calibration(rules: Rules, names: tuple[str, ...], metric: str) -> tuple[flo
     return float(cal.value), index
 
 
+def _boss_ratio(rules: Rules, size: str, metric: str) -> float:
+    """Base adversity ratio of a boss of the bundled ``size``: the size and the kind are
+    the rows at the bundled positions of ``creatures.sizes`` and ``creatures.kinds``, so a
+    renamed or translated size still compares."""
+    from .. import encounters
+    name = row_name(rules, "creatures.sizes", size, metric)
+    with defined(metric, f"a {name} boss has no base ratio", "encounters.base_ratios"):
+        return float(encounters.base_ratio(name, row_name(rules, "creatures.kinds", "boss",
+                                                          metric), rules=rules))
+
+
+def _die(rules: Rules, bundled: str, metric: str) -> int:
+    """Faces of the die at the bundled ``bundled`` die's position in ``economy.dice_values``
+    (a variant may replace the d8 by a d9: the Longsword then rolls the d9)."""
+    return int(row(rules, "economy.dice_values", bundled, metric, column="die")["faces"])
+
+
+def _weapon_price(rules: Rules, metric: str, item: str, *, roll_bonus: int, count: int,
+                  die: str, damage_bonus: int, two_handed: bool = False) -> float:
+    """Price of a fixed weapon of the guide (RULES.md §2.6), its dice read by position.
+
+    Caps that forbid the weapon (a roll bonus above ``roll_bonus_max``, more dice than
+    allowed) make the metric undefined: one line naming it and the cap, exit 2. A designer
+    lowering the caps learns that the guide's weapon no longer exists; clipping it to the
+    caps would compare another weapon under the same name (a silently wrong number), and
+    pricing it past the caps would price a weapon the variant forbids.
+    """
+    from .. import economy
+    damage = f"{count}d{_die(rules, die, metric)}"
+    what = (f"{item} ({'two-handed ' if two_handed else ''}roll bonus {roll_bonus:+d}, "
+            f"{damage}{damage_bonus:+d}) is not a legal weapon")
+    with defined(metric, what, "economy"):
+        return float(economy.weapon_cost(roll_bonus=roll_bonus, damage=damage,
+                                         damage_bonus=damage_bonus, two_handed=two_handed,
+                                         rules=rules))
+
+
+def _equipment_price(rules: Rules, metric: str) -> float:
+    """Price of the guide's Arm guard (+2 Melee Atk); caps that forbid it make the metric
+    undefined (one line, exit 2), for the reasons of :func:`_weapon_price`."""
+    from .. import economy
+    with defined(metric, "an Arm guard (+2) is not legal equipment", "economy"):
+        return float(economy.equipment_cost(bonus=2, rules=rules))
+
+
 def _charisma(rules: Rules) -> Measurement:
     from .. import economy
     s = economy.charisma_negotiation(200, 2, 14, rules=rules)
@@ -49,11 +94,11 @@ def _charisma(rules: Rules) -> Measurement:
 
 def metrics() -> list[Metric]:
     """The GM guide's metrics, in catalogue order."""
-    from .. import economy, encounters
+    from .. import economy
     out = [Metric(f"encounters.boss_ratio.{size}", f"base adversity ratio of a {size} boss",
                   "ratio", "exact", "scalar",
-                  lambda r, size=size: Measurement(float(encounters.base_ratio(size, "boss",
-                                                                               rules=r))),
+                  lambda r, size=size: Measurement(_boss_ratio(
+                      r, size, f"encounters.boss_ratio.{size}")),
                   section="encounters")
            for size in BOSS_SIZES]
     for tag, names in ENCOUNTERS.items():
@@ -72,15 +117,16 @@ def metrics() -> list[Metric]:
                           section="encounters"))
     out += [
         Metric("economy.price.longsword", "price of a Longsword (STR+2, 1d8+2)", "NX", "exact",
-               "scalar", lambda r: Measurement(float(economy.weapon_cost(
-                   roll_bonus=2, damage="1d8", damage_bonus=2, rules=r))), section="economy"),
+               "scalar", lambda r: Measurement(_weapon_price(
+                   r, "economy.price.longsword", "the Longsword", roll_bonus=2, count=1,
+                   die="d8", damage_bonus=2)), section="economy"),
         Metric("economy.price.greataxe", "price of a two-handed 3d12+0 weapon, roll bonus 0",
-               "NX", "exact", "scalar", lambda r: Measurement(float(economy.weapon_cost(
-                   roll_bonus=0, damage="3d12", damage_bonus=0, two_handed=True, rules=r))),
-               section="economy"),
+               "NX", "exact", "scalar", lambda r: Measurement(_weapon_price(
+                   r, "economy.price.greataxe", "the greataxe", roll_bonus=0, count=3,
+                   die="d12", damage_bonus=0, two_handed=True)), section="economy"),
         Metric("economy.price.arm_guard", "price of an Arm guard (+2 Melee Atk)", "NX",
                "exact", "scalar",
-               lambda r: Measurement(float(economy.equipment_cost(bonus=2, rules=r))),
+               lambda r: Measurement(_equipment_price(r, "economy.price.arm_guard")),
                section="economy"),
         Metric("economy.resale@200NX", "what a merchant pays for a 200 NX item", "NX", "exact",
                "scalar", lambda r: Measurement(float(economy.resale_price(200, rules=r))),

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..rules import Rules
 from .metrics import Measurement, Metric
-from .rows import position, row_name
+from .rows import position, row_name, section_name
 
 __all__ = ["metrics"]
 
@@ -20,9 +20,16 @@ def _injury(rules: Rules, bundled: str, metric: str) -> str:
     return row_name(rules, "injuries.table", bundled, metric)
 
 
+def _level(rules: Rules, key: str) -> str:
+    """The name, in ``rules``, of the treatment level ``key`` ("light" or "full": the key of
+    its section, ``[treatment.light]``, is its stable identity; a variant may rename it)."""
+    return section_name(rules, f"treatment.{key}")
+
+
 def _days_to_cure(rules: Rules, injury: str, metric: str) -> float:
     from .. import treatment
-    return float(treatment.expected_cure_minutes(CUNNING, _injury(rules, injury, metric), "full",
+    return float(treatment.expected_cure_minutes(CUNNING, _injury(rules, injury, metric),
+                                                 _level(rules, "full"),
                                                  rules=rules)) / MINUTES_PER_DAY
 
 
@@ -41,7 +48,7 @@ def metrics() -> list[Metric]:
                       f"{position('injuries.table', 'Weak') + 1}) succeeds, Cunning {CUNNING}",
                "probability", "exact", "proportion",
                lambda r: Measurement(float(treatment.treatment_chance(
-                   CUNNING, _injury(r, "Weak", light), "light", rules=r))),
+                   CUNNING, _injury(r, "Weak", light), _level(r, "light"), rules=r))),
                section="treatment"),
     ]
     for injury in ("Weak", "Bleeding"):

@@ -1,0 +1,222 @@
+"""Catalogue metrics follow renamed and translated table rows (issue 11, item 7; "Stable metric
+identities").
+
+For every rules table a catalogue metric reads a fixed row of (injuries, bestiary, treatment
+levels, creature sizes and kinds, die values, percentile weapons, sizes, tiers and grades,
+challenges, the party), a variant renaming every row -- and one translating every name into
+French -- passes ``balance check`` against a baseline of the bundled rules with nothing moved
+(the renamed rules are the same game). A variant that removes a row a metric reads, or makes
+the metric undefined (caps that forbid the Longsword), exits 2 with one line naming the
+metric, the table and what is missing. One baseline (200 trials) is built for the module.
+"""
+import contextlib
+import io
+import json
+
+import pytest
+
+import balance as bl
+from balance import cli as balance_cli
+
+TRIALS = ["--trials", "200"]
+PATTERNS = ["treatment.*", "injuries.*", "encounters.*", "economy.*", "percentile.*", "duel.*",
+            "fights.*", "campaign.*"]
+RULES = bl.load_rules()
+
+
+def cli(*argv):
+    """Run the balance command line in-process: (exit code, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = balance_cli.main([str(a) for a in argv])
+        except SystemExit as exc:          # argparse errors
+            code = exc.code
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory):
+    path = tmp_path_factory.mktemp("renames") / "bundled.json"
+    only = [a for p in PATTERNS for a in ("--only", p)]
+    code, _, err = cli("snapshot", "--out", path, *TRIALS, "--seed", "5", *only)
+    assert code == 0, err
+    return path
+
+
+def _toml(value) -> str:
+    """A TOML inline value."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if hasattr(value, "items"):
+        return "{ " + ", ".join(f"{json.dumps(k)} = {_toml(v)}" for k, v in value.items()) + " }"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(map(_toml, value)) + "]"
+    return json.dumps(value)
+
+
+def write_variant(path, changes):
+    """A variant file from ``{"section.key": value}`` (the section is all but the last part)."""
+    sections: dict[str, list[str]] = {}
+    for dotted, value in changes.items():
+        section, key = dotted.rsplit(".", 1)
+        sections.setdefault(section, []).append(f"{json.dumps(key)} = {_toml(value)}")
+    path.write_text("".join(f"[{s}]\n" + "\n".join(lines) + "\n"
+                            for s, lines in sections.items()), encoding="utf-8")
+    return path
+
+
+def _plain(node):
+    if hasattr(node, "items"):
+        return {k: _plain(v) for k, v in node.items()}
+    if isinstance(node, (list, tuple)):
+        return [_plain(v) for v in node]
+    return node
+
+
+def renamed(table, new_name, columns=("en", "fr"), refs=()):
+    """Changes renaming every row of ``table`` (``new_name(row, column) -> str`` for each of
+    ``columns``) and, in each ``(table, column)`` of ``refs``, the references to those rows by
+    their English name."""
+    rows = _plain(RULES.get(table))
+    new = [dict(r, **{c: new_name(r, c) for c in columns if c in r}) for r in rows]
+    changes = {table: new}
+    for ref, column in refs:
+        mapping = {r["en"]: n["en"] for r, n in zip(rows, new)}
+        if isinstance(RULES.get(ref), (str, int)):
+            changes[ref] = mapping[RULES.get(ref)]
+            continue
+        changes[ref] = [dict(r, **{column: mapping[r[column]]}) if column in r else r
+                        for r in _plain(changes.get(ref, RULES.get(ref)))]
+    return changes
+
+
+def everything(row, column):      # a new name in every language (and a new key)
+    return f"{row[column]} v2" if column != "key" else f"{row[column]}_v2"
+
+
+def french(row, column):          # the English name becomes the French one
+    return row["fr"] if column == "en" else row[column]
+
+
+#: table -> (references to its rows, columns to rename)
+TABLES = {
+    "injuries.table": ((), ("en", "fr")),
+    "bestiary.creatures": ((), ("en", "fr")),
+    "creatures.sizes": ((("creatures.base_hp", "size"), ("encounters.base_ratios", "size"),
+                         ("bestiary.creatures", "size")), ("en", "fr")),
+    "creatures.kinds": ((("bestiary.creatures", "kind"),), ("en", "fr")),
+    "encounters.challenges": ((), ("en", "fr")),
+    "party.members": ((), ("en", "fr")),
+    "percentile.weapons.table": ((), ("key", "en", "fr")),
+    "percentile.combat.sizes.table": ((("percentile.weapons.table", "size"),
+                                       ("percentile.shields.table", "size")),
+                                      ("key", "en", "fr")),
+    "percentile.tiers.table": ((), ("en", "fr")),
+    "percentile.grades.table": ((("percentile.grades.default", "en"),
+                                 ("percentile.combat.knockback_acrobatics_grade", "en"),
+                                 ("percentile.combat.knockback_athletics_grade", "en"),
+                                 ("percentile.duel.prone_grade", "en")), ("en", "fr")),
+}
+
+
+def _assert_nothing_moved(base, variant):
+    assert bl.load_rules(variant)           # a valid variant
+    code, out, err = cli("check", "--baseline", base, "--rules", variant)
+    assert (code, err) == (0, "") and "nothing moved" in out, (code, out, err)
+
+
+@pytest.mark.parametrize("how", [everything, french], ids=["renamed", "french"])
+@pytest.mark.parametrize("table", list(TABLES))
+def test_renaming_every_row_of_a_table_moves_nothing(base, tmp_path, table, how):
+    refs, columns = TABLES[table]
+    variant = write_variant(tmp_path / "variant.toml", renamed(table, how, columns, refs))
+    _assert_nothing_moved(base, variant)
+
+
+def test_renamed_treatment_levels_move_nothing(base, tmp_path):
+    variant = write_variant(tmp_path / "levels.toml", {
+        "treatment.light.en": "quick", "treatment.light.fr": "rapide",
+        "treatment.full.en": "thorough", "treatment.full.fr": "approfondi"})
+    only = [a for p in ("treatment.*",) for a in ("--only", p)]
+    sub = tmp_path / "treatment.json"
+    assert cli("snapshot", "--out", sub, *only)[0] == 0
+    _assert_nothing_moved(sub, variant)
+
+
+@pytest.mark.xfail(strict=True, reason="balance/campaign.py asks attempts_within for the "
+                   "levels 'full' and 'light' by name (outside the regression catalogue)")
+def test_renamed_treatment_levels_in_the_campaign(base, tmp_path):
+    variant = write_variant(tmp_path / "levels.toml", {
+        "treatment.light.en": "quick", "treatment.light.fr": "rapide",
+        "treatment.full.en": "thorough", "treatment.full.fr": "approfondi"})
+    _assert_nothing_moved(base, variant)
+
+
+def test_relabelled_dice_with_the_same_values_move_nothing(base, tmp_path):
+    # a die's name must match its faces, so "renaming" d8 means another die at the same place
+    rows = [dict(r, die=f"d{r['faces'] + 1}", faces=r["faces"] + 1)
+            for r in _plain(RULES.get("economy.dice_values"))]
+    variant = write_variant(tmp_path / "dice.toml", {"economy.dice_values": rows})
+    _assert_nothing_moved(base, variant)
+
+
+def test_a_changed_die_value_is_reported_at_its_position(base, tmp_path):
+    # the third die (d8 in the bundled rules, the Longsword's) becomes a d9 worth 90
+    rows = [dict(r, die="d9", faces=9, value=90) if r["die"] == "d8" else r
+            for r in _plain(RULES.get("economy.dice_values"))]
+    variant = write_variant(tmp_path / "dice.toml", {"economy.dice_values": rows})
+    frame = bl.regression.check(base, bl.load_rules(variant)).set_index("metric")
+    # STR+2, 1d9+2: 2 x 20 + 90 + 2 x 20 (RULES.md 2.6), was 2 x 20 + 80 + 2 x 20
+    row = frame.loc["economy.price.longsword"]
+    assert (row["base"], row["variant"], bool(row["moved"])) == (160, 170, True)
+    assert not frame.loc["economy.price.greataxe", "moved"]      # 3d12: the fifth die
+
+
+def _one_line_error(base, variant, *needles):
+    code, out, err = cli("check", "--baseline", base, "--rules", variant)
+    assert code == 2 and out == "", (code, out, err)
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    for needle in needles:
+        assert needle in err, err
+    return err
+
+
+def test_caps_that_forbid_the_longsword_are_one_line(base, tmp_path):
+    variant = write_variant(tmp_path / "caps.toml", {"economy.roll_bonus_max": 1})
+    _one_line_error(base, variant, "'economy.price.longsword'", "economy", "roll_bonus",
+                    "Longsword")
+
+
+def test_caps_that_forbid_the_greataxe_are_one_line(base, tmp_path):
+    variant = write_variant(tmp_path / "caps.toml", {"economy.max_dice": 2,
+                                                      "economy.max_dice_two_handed": 2})
+    _one_line_error(base, variant, "'economy.price.greataxe'", "economy", "3d12")
+
+
+def test_caps_that_forbid_the_arm_guard_are_one_line(base, tmp_path):
+    variant = write_variant(tmp_path / "caps.toml", {"economy.equipment_bonus_max": 1})
+    _one_line_error(base, variant, "'economy.price.arm_guard'", "economy", "bonus")
+
+
+def test_a_removed_die_is_one_line(base, tmp_path):
+    rows = _plain(RULES.get("economy.dice_values"))[:2]
+    variant = write_variant(tmp_path / "dice.toml", {"economy.dice_values": rows})
+    _one_line_error(base, variant, "'economy.price.longsword'", "economy.dice_values",
+                    "row 3", "'d8'", "2 rows")
+
+
+def test_a_removed_weapon_is_one_line(base, tmp_path):
+    rows = _plain(RULES.get("percentile.weapons.table"))[:2]
+    variant = write_variant(tmp_path / "weapons.toml", {"percentile.weapons.table": rows})
+    _one_line_error(base, variant, "'duel.outcome@70v50'", "percentile.weapons.table",
+                    "row 3", "'broadsword'", "2 rows")
+
+
+def test_the_metric_names_are_unchanged():
+    names = {m.name for m in bl.regression.catalogue()}
+    assert {"economy.price.longsword", "economy.price.greataxe", "economy.price.arm_guard",
+            "treatment.chance@C12,Weak,light", "treatment.days_to_cure@C12,Bleeding",
+            "duel.outcome@70v50", "duel.rounds@70v50"} | {
+        f"encounters.boss_ratio.{s}" for s in ("small", "medium", "large", "huge", "titanic")
+    } <= names
