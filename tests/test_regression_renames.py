@@ -220,3 +220,33 @@ def test_the_metric_names_are_unchanged():
             "duel.outcome@70v50", "duel.rounds@70v50"} | {
         f"encounters.boss_ratio.{s}" for s in ("small", "medium", "large", "huge", "titanic")
     } <= names
+
+
+def test_diff_of_a_renamed_weapon_and_sizes_moves_nothing(base, tmp_path):
+    changes = renamed("percentile.combat.sizes.table", everything, ("key", "en", "fr"),
+                      TABLES["percentile.combat.sizes.table"][0])
+    changes["percentile.weapons.table"] = [dict(w, en=w["fr"], key=f"arme_{i}") for i, w in
+                                           enumerate(changes["percentile.weapons.table"])]
+    variant = write_variant(tmp_path / "variant.toml", changes)
+    code, out, err = cli("diff", "bundled", variant, "--crn", "--seed", "5", *TRIALS,
+                         "--only", "duel.*")
+    assert (code, err) == (0, "") and "nothing moved" in out, (code, out, err)
+
+
+def test_a_removed_size_is_one_line(base, tmp_path):
+    c = RULES["creatures"]
+    variant = write_variant(tmp_path / "sizes.toml", {
+        "creatures.sizes": _plain(c["sizes"])[:5],
+        "creatures.base_hp": [r for r in _plain(c["base_hp"]) if r["size"] != "titanic"],
+        "encounters.base_ratios": [r for r in _plain(RULES.get("encounters.base_ratios"))
+                                   if r["size"] != "titanic"]})
+    _one_line_error(base, variant, "'encounters.boss_ratio.titanic'", "creatures.sizes",
+                    "row 6", "'titanic'", "5 rows")
+
+
+def test_a_size_without_a_boss_ratio_is_one_line(base, tmp_path):
+    variant = write_variant(tmp_path / "ratios.toml", {
+        "encounters.base_ratios": [r for r in _plain(RULES.get("encounters.base_ratios"))
+                                   if r["size"] != "huge"]})
+    _one_line_error(base, variant, "'encounters.boss_ratio.huge'", "encounters.base_ratios",
+                    "huge boss")
