@@ -47,8 +47,13 @@ def _level_rows(rules: Rules) -> list[tuple[str, Mapping]]:
 
 
 def _level(level: object, rules: Rules) -> Mapping:
-    rows = [row for _, row in _level_rows(rules)]
-    return find_row(rows, level, "level")[1]
+    """A treatment level by its section key (``"light"``, ``"full"``: stable, whatever a
+    variant calls it) or by its English or French name."""
+    levels = _level_rows(rules)
+    for key, row in levels:
+        if level == key:
+            return row
+    return find_row([row for _, row in levels], level, "level")[1]
 
 
 def _injury_modifier(injury: object, rules: Rules) -> int:

@@ -144,8 +144,6 @@ def test_renamed_treatment_levels_move_nothing(base, tmp_path):
     _assert_nothing_moved(sub, variant)
 
 
-@pytest.mark.xfail(strict=True, reason="balance/campaign.py asks attempts_within for the "
-                   "levels 'full' and 'light' by name (outside the regression catalogue)")
 def test_renamed_treatment_levels_in_the_campaign(base, tmp_path):
     variant = write_variant(tmp_path / "levels.toml", {
         "treatment.light.en": "quick", "treatment.light.fr": "rapide",

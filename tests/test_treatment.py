@@ -251,3 +251,11 @@ def test_other_bad_arguments():
         tr.sample_cure_minutes(12, "Weak", size=-1)
     with pytest.raises(ValueError, match="level"):
         tr.cure_table(levels=("light", "heavy"))
+
+
+def test_a_level_is_found_by_its_section_key_whatever_its_names():
+    # [treatment.full] renamed in both languages: "full" still names it, and so do its new names
+    r = bl.load_rules().updated({"treatment": {"full": {"en": "thorough", "fr": "approfondi"}}})
+    assert bl.treatment.attempts_within(25 * 60, "full", rules=r) == 2   # 60 min, then 24 h later
+    assert bl.treatment.attempts_within(25 * 60, "thorough", rules=r) == 2
+    assert bl.treatment.attempts_within(25 * 60, "approfondi", rules=r) == 2
