@@ -132,3 +132,16 @@ def test_d1000_report_section_completes_under_a_cpu_limit(tmp_path):
         capture_output=True, text=True, preexec_fn=_cpu_limit, timeout=300)
     assert result.returncode == 0, result.stderr[-2000:]
     assert (out / "index.html").is_file()
+
+
+def test_renamed_weapon_sizes_keep_weapons_usable():
+    # sizes renamed in both languages: a weapon's size names the row by its stable key, as the
+    # rules validation reads it (percentile.combat_sizes_and_dice)
+    import balance as bl
+    from balance.percentile.fighters import weapon_size
+
+    sizes = [dict(row, en=f"Size {i}", fr=f"Taille {i}") for i, row in enumerate(
+        bl.rules.plain(bl.load_rules().get("percentile.combat.sizes.table")))]
+    r = bl.load_rules().updated({"percentile": {"combat": {"sizes": {"table": sizes}}}})
+    assert [weapon_size(s, r) for s in ("small", "medium", "Size 2", "Taille 3")] == [0, 1, 2, 3]
+    assert weapon_size("Medium") == 1

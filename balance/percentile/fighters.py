@@ -73,7 +73,7 @@ def weapon_size(size: object, rules: RulesLike = None, what: str = "size") -> in
     rows = section(rules)["combat"]["sizes"]["table"]
     if isinstance(size, str):
         size = size.replace("_", " ")
-    idx, _ = find_row(rows, size, what)
+    idx, _ = find_row(rows, size, what, keys=("key", "en", "fr"))  # the key: stable
     return idx
 
 
