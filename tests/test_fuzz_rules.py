@@ -410,6 +410,23 @@ def test_found_variants(what, overlay, call):
     call(rules)
 
 
+#: invalid variants the fuzzers found refused with the wrong file or key: (overlay, key named)
+FOUND_INVALID = [
+    ({"percentile": {"roll": {"critical_divisor": 10001}}}, "critical_divisor"),
+    ({"percentile": {"roll": {"critical_divisor": 5000}}}, "critical_divisor"),
+]
+
+
+@pytest.mark.parametrize("overlay, key", FOUND_INVALID, ids=[k for _, k in FOUND_INVALID])
+def test_found_refusals_name_the_variant(overlay, key, tmp_path):
+    """The refusal names the variant file and the key it set (not a bundled file)."""
+    path = tmp_path / "bad.toml"
+    path.write_text(S.to_toml(overlay), encoding="utf-8")
+    with pytest.raises(RulesError) as info:
+        load_rules(path)
+    assert str(path) in str(info.value) and key in str(info.value), info.value
+
+
 # --- Monte Carlo twins --------------------------------------------------------------------------
 TWIN_TRIALS = 20_000
 
