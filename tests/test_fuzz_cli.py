@@ -78,8 +78,10 @@ KIND_OF = {
     ("negotiate", "modifier"): "signed",
     ("treat", "cunning"): "signed", ("treat", "injury"): "name", ("treat", "level"): "name",
     ("rescue", "arrival"): "dice_number", ("rescue", "negative_hp"): "dice_count",
-    ("rescue", "wounds"): "natural", ("rescue", "ap"): "natural_either", ("rescue", "heal"): "count",
-    ("rest", "segments"): "segment", ("rest", "hp"): "signed", ("rest", "max_hp"): "natural_either",
+    ("rescue", "wounds"): "natural", ("rescue", "ap"): "natural_either",
+    ("rescue", "heal"): "count",
+    ("rest", "segments"): "segment", ("rest", "hp"): "signed",
+    ("rest", "max_hp"): "natural_either",
     ("calibrate", "ratios"): "ratio", ("calibrate", "pcs"): "count",
     ("fight", "creatures"): "name", ("fight", "party"): "name", ("fight", "level"): "count",
     ("charisma", "price"): "natural", ("charisma", "charisma"): "signed",
@@ -245,9 +247,9 @@ def run_limited(argv: list[str], cwd: Path) -> tuple[int, str, str]:
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", PYTHONWARNINGS="")
     try:
         proc = subprocess.run([sys.executable, "-m", "balance", *argv], cwd=cwd, env=env,
-                              capture_output=True, text=True, timeout=60, preexec_fn=_limits)
-    except subprocess.TimeoutExpired:
-        return "timeout (60 s wall)", "", ""
+                              capture_output=True, text=True, timeout=180, preexec_fn=_limits)
+    except subprocess.TimeoutExpired:  # the CPU limit is the bound; wall time only a backstop
+        return "timeout (180 s wall)", "", ""
     code = proc.returncode
     if code < 0:
         code = f"killed by signal {signal.Signals(-code).name} (resource limit)"
