@@ -8,12 +8,15 @@ enough for a test), with interval tables that tile the bundled range and unique 
 cross-field rule (:func:`invalid_variants` returns ``(overlay, what)`` pairs).
 
 Overlays are nested dicts for ``Rules.updated``; :func:`to_toml` writes them as a variant file.
+With ``BALANCE_FUZZ=long`` (the long profile of tests/test_fuzz_rules.py) dice, clocks and round
+counts are drawn up to 5x larger (still inside [limits]).
 """
 from __future__ import annotations
 
 import copy
 import json
 import math
+import os
 import tomllib
 from importlib import resources
 
@@ -60,10 +63,17 @@ BUDGET = {
 _COLUMN_CAP = 60  # interval widths and table values drawn up to this (tables stay small)
 
 
+#: the long profile (BALANCE_FUZZ=long) draws sizes (dice, clocks, rounds) up to 5x larger
+_SIZES = ("die", "seconds", "minutes", "rounds")
+_SCALE = 5 if os.environ.get("BALANCE_FUZZ", "") == "long" else 1
+
+
 def bounds(key: str) -> tuple:
     """[limits] of ``key`` intersected with :data:`BUDGET` (and kept within +-1000)."""
     lo, hi = LIMITS[key]
     blo, bhi = BUDGET.get(key, (-1000, 1000))
+    if key in BUDGET and key.rsplit(".", 1)[-1].endswith(_SIZES):
+        bhi *= _SCALE
     return max(lo, blo), min(hi, bhi)
 
 
