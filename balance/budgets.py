@@ -306,9 +306,17 @@ def _check_percentile_grid(data: Mapping, source_of: Callable[[str], str]) -> No
         cap = max(die * roll["critical_divisor"], roll["high_skill"] + 1, die)
     except (KeyError, TypeError):
         return
+    def cells(d: int) -> int:
+        return (max(d * roll["critical_divisor"], roll["high_skill"] + 1, d) + 1) * (d + 1)
+
     try:
         check_grid("the percentile tier lookup", (cap + 1, die + 1),
                    "percentile.die, percentile.roll.critical_divisor and high_skill")
     except ValueError as exc:
-        raise RulesError(f"{source_of('percentile.die')}: percentile.die = {die}: {exc}") \
+        low, high = 0, die  # the largest die within the budget: cells() grows with d
+        while low < high:
+            mid = (low + high + 1) // 2
+            low, high = (mid, high) if cells(mid) <= MAX_GRID_CELLS else (low, mid - 1)
+        fix = f"; use a die of at most {low:,} faces" if low >= 2 else ""
+        raise RulesError(f"{source_of('percentile.die')}: percentile.die = {die}: {exc}{fix}") \
             from None

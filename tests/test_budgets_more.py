@@ -182,3 +182,19 @@ def test_reaction_grid_held_to_the_grid_budget_and_ready_at_exact():
         uses = [int(u) for u in triggers[answered]]
         want = [max([u + c for u in uses if u <= t] or [int(t)]) for t in triggers]
         assert frame.loc[frame["cooldown"] == c, "ready_at"].tolist() == want
+
+
+def test_a_percentile_die_over_the_grid_budget_names_the_largest_that_fits():
+    import re
+
+    import balance as bl
+
+    with pytest.raises(bl.RulesError, match="grid budget") as refused:
+        bl.load_rules().updated({"percentile": {"die": 10000}})
+    largest = int(re.search(r"use a die of at most ([\d,]+) faces", str(refused.value))
+                  .group(1).replace(",", ""))
+    # (10 x die + 1) x (die + 1) <= 2 x 10**7 cells with the bundled critical divisor of 10
+    assert largest == max(d for d in range(2, 2000) if (10 * d + 1) * (d + 1) <= 2 * 10**7)
+    bl.load_rules().updated({"percentile": {"die": largest}})
+    with pytest.raises(bl.RulesError):
+        bl.load_rules().updated({"percentile": {"die": largest + 1}})
