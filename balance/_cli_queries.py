@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from .cli import add_format, add_lang, add_rules, emit, load
+from .cli import add_format, add_lang, add_rules, emit, load, trials_arg, workers_arg
 
 __all__ = ["register"]
 
@@ -24,11 +24,12 @@ def _ints(p, name: str, help: str, default=None, required: bool = False) -> None
 
 
 def _mc(p, trials: int | None) -> None:
-    p.add_argument("--trials", type=int, default=trials,
+    p.add_argument("--trials", type=trials_arg, default=trials,
                    help="Monte Carlo trials" + (f" (default {trials:,})" if trials else
                                                 ": simulate instead of the exact answer"))
     p.add_argument("--seed", type=int, default=None, help="seed (default: fresh entropy)")
-    p.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    p.add_argument("--workers", type=workers_arg, default=1,
+                   help="worker processes (default 1, at most the machine's cores)")
 
 
 # --- core rules -------------------------------------------------------------------------

@@ -27,7 +27,7 @@ from .report.labels import LANGS
 from .text import plain_text
 
 __all__ = ["main", "build_parser", "COMMAND_MODULES", "emit", "add_format", "add_lang",
-           "add_rules", "path_arg", "load", "Parser"]
+           "add_rules", "path_arg", "trials_arg", "workers_arg", "load", "Parser"]
 
 #: modules adding subcommands (``register(subparsers)``); an absent optional one is skipped
 COMMAND_MODULES = ("balance._cli_queries", "balance._cli_rules", "balance.regression_cli")
@@ -71,6 +71,50 @@ def path_arg(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError("a path is needed, got an empty one")
     return text
+
+
+def _whole(text: str) -> int:
+    """A whole number written as digits or in exponent form (``1e6``, ``2.5e5``)."""
+    from decimal import Decimal, InvalidOperation
+
+    try:
+        value = Decimal(text.strip().replace("_", ""))
+    except InvalidOperation:
+        raise ValueError(text) from None
+    if not value.is_finite() or value != value.to_integral_value() or abs(value) > 10**30:
+        raise ValueError(text)
+    return int(value)
+
+
+def trials_arg(text: str) -> int:
+    """argparse ``type=`` of ``--trials``: a whole number within the trials budget (``1e6``
+    is accepted as 1,000,000)."""
+    from .budgets import MAX_TRIALS
+
+    try:
+        value = _whole(text)
+    except ValueError:
+        value = None
+    if value is None or not 1 <= value <= MAX_TRIALS:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 1 to {MAX_TRIALS:,} "
+                                         f"(the trials budget), got {text!r}")
+    return value
+
+
+def workers_arg(text: str) -> int:
+    """argparse ``type=`` of ``--workers``: a whole number of processes, at most the cores
+    this machine lets the command use."""
+    from .budgets import max_workers
+
+    most = max_workers()
+    try:
+        value = _whole(text)
+    except ValueError:
+        value = None
+    if value is None or not 1 <= value <= most:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 1 to {most} (the cores "
+                                         f"of this machine), got {text!r}")
+    return value
 
 
 def add_rules(p: argparse.ArgumentParser) -> None:
@@ -157,11 +201,12 @@ def _register_report(sub) -> None:
                    help="write into a folder holding other files: only the report's own "
                         "files are replaced, the others stay")
     add_lang(p, "language of the report")
-    p.add_argument("--trials", type=int, default=DEFAULT_TRIALS,
+    p.add_argument("--trials", type=trials_arg, default=DEFAULT_TRIALS,
                    help=f"Monte Carlo trials per simulated quantity (default {DEFAULT_TRIALS:,})")
     p.add_argument("--seed", type=int, default=DEFAULT_SEED,
                    help=f"seed of every Monte Carlo figure (default {DEFAULT_SEED})")
-    p.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    p.add_argument("--workers", type=workers_arg, default=1,
+                   help="worker processes (default 1, at most the machine's cores)")
     p.add_argument("--sections", nargs="+", choices=TOPICS, metavar="SECTION",
                    help=f"only these sections ({', '.join(TOPICS)}; default: all)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")

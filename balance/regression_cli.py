@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ._atomic import check_output_file, write_file
-from .cli import add_rules, load, path_arg
+from .cli import add_rules, load, path_arg, trials_arg
 
 __all__ = ["register", "main"]
 
@@ -55,7 +55,7 @@ def _common(p: argparse.ArgumentParser, *, baseline: bool = False) -> None:
     ``baseline`` (whose trials, seed and metrics are the defaults)."""
     trials, seed = (("the baseline's", "the baseline's") if baseline
                     else (f"{DEFAULT_TRIALS:,}", "0"))
-    p.add_argument("--trials", type=int, default=None,
+    p.add_argument("--trials", type=trials_arg, default=None,
                    help=f"Monte Carlo trials per metric (default {trials})")
     p.add_argument("--seed", type=int, default=None,
                    help=f"master seed of the Monte Carlo metrics (default {seed})")

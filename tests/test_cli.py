@@ -202,3 +202,33 @@ def test_console_script_entry_point():
     result = subprocess.run([sys.executable, "-c", "import sys; from balance.cli import main; "
                              "sys.exit(main(['test', '25']))"], capture_output=True, text=True)
     assert result.returncode == 0 and "1.0" in result.stdout
+
+
+@pytest.mark.parametrize("value", ["1e18", "0", "-1", "2.5", "abc", "nan", "1e10000"])
+def test_trials_outside_the_budget_name_the_option_and_the_range(capsys, value):
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["injuries", "--seconds", "30", "--negative-hp", "5", "--trials", value])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2
+    assert err.count("\n") == 1 and err.startswith(
+        f"balance: error: argument --trials: must be a whole number from 1 to 10,000,000,000 "
+        f"(the trials budget), got '{value}'")
+
+
+def test_trials_in_exponent_form_are_the_same_run(capsys):
+    argv = ["injuries", "--seconds", "30", "--negative-hp", "5", "--seed", "3", "--format", "csv"]
+    assert cli.main(argv + ["--trials", "2e3"]) in (0, None)
+    short = capsys.readouterr().out
+    assert cli.main(argv + ["--trials", "2000"]) in (0, None)
+    assert capsys.readouterr().out == short
+
+
+def test_workers_past_the_cores_name_the_option_and_the_cores(capsys):
+    from balance.budgets import max_workers
+
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["rescue", "--trials", "100", "--workers", str(max_workers() + 1)])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.startswith(
+        f"balance: error: argument --workers: must be a whole number from 1 to {max_workers()} "
+        "(the cores of this machine)")
