@@ -45,6 +45,7 @@ __all__ = ["MAX_TRIALS", "MAX_BLOCKS", "MAX_DICE", "MAX_FACES", "MAX_CONSTANT", 
            "MAX_SUPPORT", "MAX_TABLE_ROWS", "MAX_GRID_CELLS", "MAX_RULES_DEPTH",
            "MAX_RULES_BYTES", "max_workers", "check_trials", "check_blocks", "check_workers",
            "check_support", "check_sample", "check_rows", "check_grid", "check_length",
+           "check_rules_grids",
            "check_depth",
            "check_nesting", "check_size", "check_rules"]
 
@@ -293,13 +294,14 @@ def check_rules(data: Mapping, source_of: Callable[[str], str]) -> None:
                     text = text.split(": ", 1)[1]
                 raise RulesError(f"{source_of(table)}: {where} = {_shown(value)}: {text}") \
                     from None
-    _check_percentile_grid(data, source_of)
 
 
-def _check_percentile_grid(data: Mapping, source_of: Callable[[str], str]) -> None:
-    """The tier lookup of :func:`balance.percentile.rolls.tier_lookup` has
-    ``(cap + 1) x (die + 1)`` cells, ``cap = max(die * critical_divisor, high_skill + 1, die)``
-    (``rolls._skill_cap``)."""
+def check_rules_grids(data: Mapping, source_of: Callable[[str], str]) -> None:
+    """The percentile tier lookup of :func:`balance.percentile.rolls.tier_lookup` within
+    :data:`MAX_GRID_CELLS`: ``(cap + 1) x (die + 1)`` cells, ``cap = max(die *
+    critical_divisor, high_skill + 1, die)`` (``rolls._skill_cap``). Run after the per-key
+    ``[limits]``, so a value out of its own range is refused as such first; the message names
+    the key a variant set (``source_of`` differs from the section's bundled file)."""
     try:
         die = data["percentile"]["die"]
         roll = data["percentile"]["roll"]
@@ -318,5 +320,10 @@ def _check_percentile_grid(data: Mapping, source_of: Callable[[str], str]) -> No
             mid = (low + high + 1) // 2
             low, high = (mid, high) if cells(mid) <= MAX_GRID_CELLS else (low, mid - 1)
         fix = f"; use a die of at most {low:,} faces" if low >= 2 else ""
-        raise RulesError(f"{source_of('percentile.die')}: percentile.die = {die}: {exc}{fix}") \
-            from None
+        keys = {"percentile.die": die, "percentile.roll.critical_divisor":
+                roll["critical_divisor"], "percentile.roll.high_skill": roll["high_skill"]}
+        bundled = source_of("percentile")
+        key = next((k for k in keys if source_of(k) != bundled), "percentile.die")
+        if key != "percentile.die":
+            fix = ""
+        raise RulesError(f"{source_of(key)}: {key} = {keys[key]}: {exc}{fix}") from None

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..budgets import check_rules
+from ..budgets import check_rules, check_rules_grids
 from ..errors import RulesError, did_you_mean
 
 __all__ = ["RESERVED", "check_overlay", "check_effective", "normalise_integers",
@@ -227,6 +227,7 @@ def check_effective(data: dict, defaults: dict, limits: dict, source_of) -> None
             continue
         default_rows = _get(defaults, where)
         _check_intervals(rows, default_rows[0]["low"], source_of(where), where)
+    check_rules_grids(data, source_of)  # exact lookups sized by several keys, within budget
     from .invariants import check_invariants  # cross-field rules (docs/reference/rules-invariants.md)
 
     check_invariants(data, source_of)
