@@ -73,16 +73,18 @@ def path_arg(text: str) -> str:
     return text
 
 
-def _whole(text: str) -> int:
-    """A whole number written as digits or in exponent form (``1e6``, ``2.5e5``)."""
+def _whole(text: str, most: int, budget: str) -> int:
+    """``text`` as a whole number from 1 to ``most``, written as digits or in exponent form
+    (``1e6``, ``2.5e5``); else argparse's one-line error naming the ``budget``."""
     from decimal import Decimal, InvalidOperation
 
     try:
         value = Decimal(text.strip().replace("_", ""))
     except InvalidOperation:
-        raise ValueError(text) from None
-    if not value.is_finite() or value != value.to_integral_value() or abs(value) > 10**30:
-        raise ValueError(text)
+        value = Decimal("NaN")
+    if not value.is_finite() or value != value.to_integral_value() or not 1 <= value <= most:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 1 to {most:,} "
+                                         f"({budget}), got {text!r}")
     return int(value)
 
 
@@ -91,14 +93,7 @@ def trials_arg(text: str) -> int:
     is accepted as 1,000,000)."""
     from .budgets import MAX_TRIALS
 
-    try:
-        value = _whole(text)
-    except ValueError:
-        value = None
-    if value is None or not 1 <= value <= MAX_TRIALS:
-        raise argparse.ArgumentTypeError(f"must be a whole number from 1 to {MAX_TRIALS:,} "
-                                         f"(the trials budget), got {text!r}")
-    return value
+    return _whole(text, MAX_TRIALS, "the trials budget")
 
 
 def workers_arg(text: str) -> int:
@@ -106,15 +101,7 @@ def workers_arg(text: str) -> int:
     this machine lets the command use."""
     from .budgets import max_workers
 
-    most = max_workers()
-    try:
-        value = _whole(text)
-    except ValueError:
-        value = None
-    if value is None or not 1 <= value <= most:
-        raise argparse.ArgumentTypeError(f"must be a whole number from 1 to {most} (the cores "
-                                         f"of this machine), got {text!r}")
-    return value
+    return _whole(text, max_workers(), "the cores of this machine")
 
 
 def add_rules(p: argparse.ArgumentParser) -> None:
