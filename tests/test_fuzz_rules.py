@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import io
 import math
 import os
 import warnings
@@ -36,9 +35,9 @@ import strategies as S
 from balance import (d20, design, dice, economy, encounters, guide, injuries, montecarlo,
                      negotiation, percentile as P, rest, timeline, treatment)
 from balance import creatures as cr
-from balance.cli import main
 from balance.errors import RulesError
 from balance.rules import default_rules, load_rules
+from cli_run import in_process
 from cli_table import BASE, ONE_METRIC, RULES_POSITIONAL, commands, takes_rules
 
 LONG = os.environ.get("BALANCE_FUZZ", "") == "long"
@@ -494,13 +493,7 @@ def test_snapshot_and_report_compute(rule_set, data):
 
 # --- invalid variants ---------------------------------------------------------------------------
 def run_cli(argv: list[str]) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main(argv)
-        except SystemExit as exc:
-            code = exc.code
-    return code, out.getvalue(), err.getvalue()
+    return in_process(*argv)
 
 
 def assert_refused(code, err: str, what) -> None:

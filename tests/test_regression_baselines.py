@@ -6,19 +6,17 @@ file nested 100,000 deep or too large) exits 2 with one line naming the file, th
 the field; ``--alpha`` outside (0, 1) is refused; and renaming a table row in a variant
 compares instead of failing. One baseline of the whole catalogue (2,000 trials) is built once.
 """
-import contextlib
-import io
 import json
 import math
 import subprocess
 import sys
 
 import pytest
+from cli_run import in_process
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import balance as bl
-from balance import regression_cli
-from balance.regression import SnapshotError, snapshot
+from balance.regression import snapshot
 
 TRIALS = ["--trials", "2000"]
 PROB = "death.p@40s,6hp,1w"          # an exact proportion
@@ -30,15 +28,7 @@ MC_M = "duel.rounds@70v50"            # Monte Carlo mean
 EXACT_D = "negotiation.outcomes@psy12,ask20"
 
 
-def cli(*argv):
-    """Run the balance command line in-process: (exit code, stdout, stderr)."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = regression_cli.main([str(a) for a in argv])
-        except SystemExit as exc:          # argparse errors
-            code = exc.code
-    return code, out.getvalue(), err.getvalue()
+cli = in_process  # balance ARGV... in this process: (exit code, stdout, stderr)
 
 
 @pytest.fixture(scope="module")

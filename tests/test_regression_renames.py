@@ -9,14 +9,12 @@ French -- passes ``balance check`` against a baseline of the bundled rules with 
 the metric undefined (caps that forbid the Longsword), exits 2 with one line naming the
 metric, the table and what is missing. One baseline (200 trials) is built for the module.
 """
-import contextlib
-import io
 import json
 
 import pytest
+from cli_run import in_process
 
 import balance as bl
-from balance import cli as balance_cli
 
 TRIALS = ["--trials", "200"]
 PATTERNS = ["treatment.*", "injuries.*", "encounters.*", "economy.*", "percentile.*", "duel.*",
@@ -24,15 +22,7 @@ PATTERNS = ["treatment.*", "injuries.*", "encounters.*", "economy.*", "percentil
 RULES = bl.load_rules()
 
 
-def cli(*argv):
-    """Run the balance command line in-process: (exit code, stdout, stderr)."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = balance_cli.main([str(a) for a in argv])
-        except SystemExit as exc:          # argparse errors
-            code = exc.code
-    return code, out.getvalue(), err.getvalue()
+cli = in_process  # balance ARGV... in this process: (exit code, stdout, stderr)
 
 
 @pytest.fixture(scope="module")
