@@ -162,7 +162,7 @@ def _report(args) -> int:
     start = time.perf_counter()
     files = args.rules
     out = args.out or Path("reports") / report_name(files[-1] if files else None)
-    check_report_folder(out, force=args.force, what="--out" if args.out else None)
+    check_report_folder(out, force=args.force, what="--out")  # the default folder is --out too
     rules = load(files) if files else None
     path = build_report(rules, out=out, lang=args.lang, trials=args.trials, seed=args.seed,
                         workers=args.workers, progress=False if args.quiet else None,

@@ -91,6 +91,19 @@ def test_a_folder_holding_a_users_file_is_refused_before_any_work(capsys, tmp_pa
     assert sorted(os.listdir(tmp_path)) == ["d"]
 
 
+def test_the_default_folder_holding_a_users_file_names_the_cli_flag(capsys, tmp_path,
+                                                                   monkeypatch, no_work):
+    # no --out: reports/default is the folder, and the way out is the command's --force
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "reports" / "default").mkdir(parents=True)
+    (tmp_path / "reports" / "default" / "thesis.txt").write_text("mine")
+    code, out, err = run(capsys, "report", *FAST)
+    assert code == 2 and out == "" and len(err.splitlines()) == 1
+    assert err.startswith(f"balance: error: --out {Path('reports') / 'default'}: ")
+    assert "pass --force" in err and "force=True" not in err
+    assert tree(tmp_path / "reports" / "default") == {"thesis.txt": b"mine"}
+
+
 def test_out_dot_in_a_project_is_refused(capsys, tmp_path, monkeypatch, no_work):
     project = tmp_path / "project"
     (project / ".git").mkdir(parents=True)
