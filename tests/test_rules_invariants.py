@@ -81,7 +81,7 @@ REFUSED = [
     ("names.unique", value("fights.damage_types", ["fire", "ice", "fire"]),
      ["fights.damage_types names 'fire' twice (items 1 and 3)"]),
     ("injuries.threshold_after_table", value("injuries.death_threshold", 151),
-     ["injuries.death_threshold = 151", "row 'The end is near' (151-)", "above 151"]),
+     ["injuries.death_threshold = 151", "row 'The end is near' (151-175)", "above 175"]),
     ("injuries.threshold_after_table", value("injuries.death_threshold", 175),
      ["injuries.table: the last row 'The end is near' (151-175) runs past "
       "injuries.death_threshold = 175", "totals 175-175 would be death", "end the row at 174"]),
@@ -376,13 +376,13 @@ def test_bundled_rules_and_variants_pass_every_invariant():
 
 
 def test_the_issue_example_message(tmp_path, monkeypatch, capsys):
-    # issue 10: the one-line variant that gave negative chances; the bundled last row starts
-    # at 151 (the issue quoted 171), so the fix names 151
+    # issue 10: the one-line variant that gave negative chances; the bundled last row is
+    # 151-175 (the issue quoted an open-ended 171-), so the fix names 175
     monkeypatch.chdir(tmp_path)
     Path("deadly.toml").write_text("[injuries]\ndeath_threshold = 100\n", encoding="utf-8")
     expected = ("deadly.toml: injuries.death_threshold = 100 falls inside the injury table: "
-                "rows 'Paralyzed' (101-110) to 'The end is near' (151-) could never be rolled; "
-                "raise the threshold above 151 or shorten the table")
+                "rows 'Paralyzed' (101-110) to 'The end is near' (151-175) could never be rolled; "
+                "raise the threshold above 175 or shorten the table")
     with pytest.raises(bl.RulesError) as info:
         bl.load_rules("deadly.toml")
     assert str(info.value) == expected
@@ -464,3 +464,20 @@ def test_the_committed_reference_page_is_the_generated_one():
     page = Path(__file__).parents[1] / "docs" / "reference" / "rules-invariants.md"
     assert page.read_text(encoding="utf-8") == reference(), \
         "regenerate: python -m balance.rules.invariants > docs/reference/rules-invariants.md"
+
+
+@pytest.mark.parametrize("open_ended", [False, True])
+def test_the_threshold_advice_is_the_smallest_threshold_the_table_takes(open_ended):
+    # the fix of the refusal says "raise the threshold above N": N + 1 loads, N is refused
+    import re
+
+    table = bl.rules.plain(bl.load_rules().get("injuries.table"))
+    if open_ended:
+        table[-1].pop("high")
+    with pytest.raises(bl.RulesError) as info:
+        bl.load_rules().updated({"injuries": {"death_threshold": 100, "table": table}})
+    n = int(re.search(r"raise the threshold above (\d+)", str(info.value)).group(1))
+    assert n == (151 if open_ended else 175)  # the last row: 151-175 as bundled, or 151-
+    bl.load_rules().updated({"injuries": {"death_threshold": n + 1, "table": table}})
+    with pytest.raises(bl.RulesError):
+        bl.load_rules().updated({"injuries": {"death_threshold": n, "table": table}})

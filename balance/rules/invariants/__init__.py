@@ -132,8 +132,8 @@ def reference() -> str:
         "",
         "```",
         "deadly.toml: injuries.death_threshold = 100 falls inside the injury table: rows "
-        "'Paralyzed' (101-110) to 'The end is near' (151-) could never be rolled; raise the "
-        "threshold above 151 or shorten the table",
+        "'Paralyzed' (101-110) to 'The end is near' (151-175) could never be rolled; raise the "
+        "threshold above 175 or shorten the table",
         "```",
         "",
         f"{len(REGISTRY)} invariants, checked in this order (the first broken one is reported):",

@@ -31,14 +31,15 @@ def threshold_after_table(data: dict, source_of: Source) -> None:
                        "threshold)")
         return
     first, last = rows[dead[0]], rows[-1]
-    last_text = f"{last['low']}-"  # the last row is open-ended up to the threshold
     which = (f"rows {row_name(first, dead[0])} ({span(first)}) to "
-             f"{row_name(last, len(rows) - 1)} ({last_text})" if len(dead) > 1
-             else f"row {row_name(last, len(rows) - 1)} ({last_text})")
+             f"{row_name(last, len(rows) - 1)} ({span(last)})" if len(dead) > 1
+             else f"row {row_name(last, len(rows) - 1)} ({span(last)})")
+    # the smallest threshold this table takes: past its last row's high, or past its low
+    # when the last row is open-ended (it then runs up to the threshold)
     raise fail(source_of, ["injuries.death_threshold", "injuries.table"],
                f"injuries.death_threshold = {threshold} falls inside the injury table: "
-               f"{which} could never be rolled; raise the threshold above {last['low']} "
-               "or shorten the table")
+               f"{which} could never be rolled; raise the threshold above "
+               f"{last.get('high', last['low'])} or shorten the table")
 
 
 @invariant("treatment.attempt_within_retry", "treatment.<level>.minutes",
