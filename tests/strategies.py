@@ -18,6 +18,7 @@ import json
 import math
 import os
 import tomllib
+from collections.abc import Mapping
 from importlib import resources
 
 from hypothesis import assume
@@ -688,7 +689,9 @@ def invalid_variants():
 
 
 # --- TOML writer ----------------------------------------------------------------------------
-def _toml_value(value) -> str:
+def toml_value(value) -> str:
+    """``value`` (numbers, text, lists or tuples, dicts or frozen rules mappings) as a TOML
+    inline value."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
@@ -701,10 +704,10 @@ def _toml_value(value) -> str:
         return repr(value)
     if isinstance(value, str):
         return json.dumps(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{ " + ", ".join(f"{json.dumps(k)} = {_toml_value(v)}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    if isinstance(value, Mapping):
+        return "{ " + ", ".join(f"{json.dumps(k)} = {toml_value(v)}"
                                 for k, v in value.items()) + " }"
     raise TypeError(value)
 
@@ -714,10 +717,10 @@ def to_toml(overlay: dict) -> str:
     lines = []
     for section, body in overlay.items():
         if not isinstance(body, dict):
-            lines.append(f"{json.dumps(section)} = {_toml_value(body)}")
+            lines.append(f"{json.dumps(section)} = {toml_value(body)}")
             continue
         lines.append(f"[{json.dumps(section)}]")
-        lines += [f"{json.dumps(k)} = {_toml_value(v)}" for k, v in body.items()]
+        lines += [f"{json.dumps(k)} = {toml_value(v)}" for k, v in body.items()]
     text = "\n".join(lines) + "\n"
     assert tomllib.loads(text) == overlay or _has_nan(overlay), text
     return text

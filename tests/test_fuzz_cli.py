@@ -278,15 +278,6 @@ def _listing(folder: Path) -> dict:
             for p in sorted(folder.rglob("*"))}
 
 
-@pytest.fixture(scope="module")
-def baseline(tmp_path_factory) -> str:
-    path = tmp_path_factory.mktemp("baseline") / "base.json"
-    code, _, err = run_inprocess(["snapshot", "--out", str(path), "--trials", "200", "--only",
-                                  ONE_METRIC])
-    assert code == 0, err
-    return str(path)
-
-
 @pytest.fixture
 def user_files(tmp_path, monkeypatch) -> Path:
     for name, text in USER_FILES.items():

@@ -38,7 +38,7 @@ from balance import creatures as cr
 from balance.errors import RulesError
 from balance.rules import default_rules, load_rules
 from cli_run import in_process
-from cli_table import BASE, ONE_METRIC, RULES_POSITIONAL, commands, takes_rules
+from cli_table import BASE, RULES_POSITIONAL, commands, takes_rules
 
 LONG = os.environ.get("BALANCE_FUZZ", "") == "long"
 
@@ -500,15 +500,6 @@ def assert_refused(code, err: str, what) -> None:
     lines = err.splitlines()
     assert code == 2 and len(lines) == 1 and lines[0].startswith("balance: error:") \
         and "Traceback" not in err, (what, code, err)
-
-
-@pytest.fixture(scope="module")
-def baseline(tmp_path_factory) -> str:
-    path = tmp_path_factory.mktemp("baseline") / "base.json"
-    code, _, err = run_cli(["snapshot", "--out", str(path), "--trials", "200", "--only",
-                            ONE_METRIC])
-    assert code == 0, err
-    return str(path)
 
 
 def rules_invocations(file: str, baseline: str) -> list[list[str]]:

@@ -13,6 +13,7 @@ import sys
 
 import pytest
 from cli_run import in_process
+from strategies import toml_value
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import balance as bl
@@ -278,18 +279,10 @@ def test_alpha_inside_is_accepted(base):
 
 def _variant(path, rules, renames):
     """A variant file replacing whole tables, with some rows' English names changed."""
-    def row(value):                                  # a TOML inline value
-        if isinstance(value, bool):
-            return str(value).lower()
-        if hasattr(value, "items"):
-            return "{ " + ", ".join(f"{k} = {row(v)}" for k, v in value.items()) + " }"
-        if isinstance(value, (list, tuple)):
-            return "[" + ", ".join(map(row, value)) + "]"
-        return json.dumps(value)
     text = ""
     for (section, table), names in renames.items():
         rows = [dict(dict(r), en=names.get(r["en"], r["en"])) for r in rules[section][table]]
-        text += f"[{section}]\n{table} = [\n" + ",\n".join(map(row, rows)) + "\n]\n"
+        text += f"[{section}]\n{table} = [\n" + ",\n".join(map(toml_value, rows)) + "\n]\n"
     path.write_text(text, encoding="utf-8")
     return path
 

@@ -13,6 +13,7 @@ import json
 
 import pytest
 from cli_run import in_process
+from strategies import toml_value
 
 import balance as bl
 
@@ -34,23 +35,12 @@ def base(tmp_path_factory):
     return path
 
 
-def _toml(value) -> str:
-    """A TOML inline value."""
-    if isinstance(value, bool):
-        return str(value).lower()
-    if hasattr(value, "items"):
-        return "{ " + ", ".join(f"{json.dumps(k)} = {_toml(v)}" for k, v in value.items()) + " }"
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(map(_toml, value)) + "]"
-    return json.dumps(value)
-
-
 def write_variant(path, changes):
     """A variant file from ``{"section.key": value}`` (the section is all but the last part)."""
     sections: dict[str, list[str]] = {}
     for dotted, value in changes.items():
         section, key = dotted.rsplit(".", 1)
-        sections.setdefault(section, []).append(f"{json.dumps(key)} = {_toml(value)}")
+        sections.setdefault(section, []).append(f"{json.dumps(key)} = {toml_value(value)}")
     path.write_text("".join(f"[{s}]\n" + "\n".join(lines) + "\n"
                             for s, lines in sections.items()), encoding="utf-8")
     return path
