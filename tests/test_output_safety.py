@@ -402,7 +402,9 @@ def test_a_killed_run_never_loses_the_report_and_the_next_run_recovers(capsys, t
         works = exchange(tmp_path / "a", tmp_path / "b")
         (tmp_path / "a").rmdir()
         (tmp_path / "b").rmdir()
-        if not works:
+        if not works:  # Linux has renameat2(RENAME_EXCHANGE): there, a missing one is a bug
+            if sys.platform.startswith("linux"):
+                pytest.fail("the atomic exchange of folders did not work on Linux")
             pytest.skip("no atomic exchange of folders on this system")
     out = tmp_path / "rep"
     build.write_report(out, {"index.html": "old", "report.md": "old"})
