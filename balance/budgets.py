@@ -305,14 +305,18 @@ def check_rules_grids(data: Mapping, source_of: Callable[[str], str]) -> None:
     try:
         die = data["percentile"]["die"]
         roll = data["percentile"]["roll"]
-        cap = max(die * roll["critical_divisor"], roll["high_skill"] + 1, die)
+        divisor, high_skill = roll["critical_divisor"], roll["high_skill"]
     except (KeyError, TypeError):
         return
+
+    def cap(d: int) -> int:  # the lookup's highest skill with a die of d faces
+        return max(d * divisor, high_skill + 1, d)
+
     def cells(d: int) -> int:
-        return (max(d * roll["critical_divisor"], roll["high_skill"] + 1, d) + 1) * (d + 1)
+        return (cap(d) + 1) * (d + 1)
 
     try:
-        check_grid("the percentile tier lookup", (cap + 1, die + 1),
+        check_grid("the percentile tier lookup", (cap(die) + 1, die + 1),
                    "percentile.die, percentile.roll.critical_divisor and high_skill")
     except ValueError as exc:
         low, high = 0, die  # the largest die within the budget: cells() grows with d
@@ -320,8 +324,8 @@ def check_rules_grids(data: Mapping, source_of: Callable[[str], str]) -> None:
             mid = (low + high + 1) // 2
             low, high = (mid, high) if cells(mid) <= MAX_GRID_CELLS else (low, mid - 1)
         fix = f"; use a die of at most {low:,} faces" if low >= 2 else ""
-        keys = {"percentile.die": die, "percentile.roll.critical_divisor":
-                roll["critical_divisor"], "percentile.roll.high_skill": roll["high_skill"]}
+        keys = {"percentile.die": die, "percentile.roll.critical_divisor": divisor,
+                "percentile.roll.high_skill": high_skill}
         bundled = source_of("percentile")
         key = next((k for k in keys if source_of(k) != bundled), "percentile.die")
         if key != "percentile.die":
