@@ -157,16 +157,15 @@ def _report(args) -> int:
     from pathlib import Path
 
     from .report.build import report_name
-    from .report.folder import check_report_folder
 
     start = time.perf_counter()
     files = args.rules
     out = args.out or Path("reports") / report_name(files[-1] if files else None)
-    check_report_folder(out, force=args.force, what="--out")  # the default folder is --out too
     rules = load(files) if files else None
     path = build_report(rules, out=out, lang=args.lang, trials=args.trials, seed=args.seed,
                         workers=args.workers, progress=False if args.quiet else None,
-                        topics=args.sections, force=args.force)
+                        topics=args.sections, force=args.force,
+                        what="--out")  # the default folder is --out too
     print(f"{path / 'index.html'}  ({time.perf_counter() - start:.1f} s)")
     return 0
 

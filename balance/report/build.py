@@ -70,7 +70,7 @@ def report_meta(bundle: Bundle, lang: str, *, elapsed: float | None = None
 def build_report(rules: Rules | str | Path | None = None, *, out: str | Path | None = None,
                  lang: str = "en", trials: int = DEFAULT_TRIALS, seed: int = DEFAULT_SEED,
                  workers: int = 1, progress: bool | None = None, topics=None,
-                 force: bool = False) -> Path:
+                 force: bool = False, what: str | None = "out") -> Path:
     """Build the balance report of ``rules`` into ``out`` (default ``reports/<name>``).
 
     Parameters
@@ -86,6 +86,9 @@ def build_report(rules: Rules | str | Path | None = None, *, out: str | Path | N
         Only these sections (see :data:`balance.report.topics.TOPICS`).
     force : bool
         Write into a folder holding other files, replacing only the report's own files.
+    what : str
+        How error messages name ``out`` and ``force`` (default ``"out"``) (the command line passes ``"--out"``,
+        so its messages say ``--out DIR`` and ``--force``).
 
     Raises
     ------
@@ -104,7 +107,7 @@ def build_report(rules: Rules | str | Path | None = None, *, out: str | Path | N
     name = report_name(rules if isinstance(rules, (str, Path)) else None)
     rules = resolve(rules)
     out = Path("reports") / name if out is None else Path(out)
-    check_report_folder(out, force=force)
+    check_report_folder(out, force=force, what=what)
     start = time.perf_counter()
     modules, _ = available_topics(topics)
     disable = None if progress is None else not progress
@@ -125,6 +128,6 @@ def build_report(rules: Rules | str | Path | None = None, *, out: str | Path | N
         page = render_html(sections, meta, lang)
         markdown, figures = render_markdown(sections, meta, lang)
         path = write_report(out, {"index.html": page, "report.md": markdown, **figures},
-                            force=force)
+                            force=force, what=what)
         bar.update()
     return path
