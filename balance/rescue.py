@@ -150,20 +150,11 @@ def _modifier_pmf(shift: np.ndarray, weight: np.ndarray, npv: pd.Series, factor:
     a = np.bincount(np.minimum(shift, cut), weights=weight, minlength=cut + 1)[:cut]
     values = npv.index.to_numpy(np.int64)
     b = np.bincount(np.minimum(values, cut), weights=npv.to_numpy(), minlength=cut + 1)[:cut]
-    s_pmf = _convolve(a, b)[:cut]
+    s_pmf = dice.convolve(a, b)[:cut]
     k_pmf = np.zeros(threshold + 1)
     k_pmf[np.arange(cut) * factor] = s_pmf
     k_pmf[threshold] = max(0.0, weight.sum() - s_pmf.sum())
     return k_pmf
-
-
-def _convolve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``np.convolve(a, b)`` of non-negative weights; by FFT above 2 x 10**8 multiply-adds, as
-    :func:`balance.dice.distribution` (absolute error below 1e-15)."""
-    if a.size * b.size <= 2 * 10**8:
-        return np.convolve(a, b)
-    from scipy.signal import fftconvolve
-    return np.clip(fftconvolve(a, b), 0.0, None)
 
 
 def _death_by_arrival(times: np.ndarray, p: RescuePlan, w: int, rules: Rules) -> np.ndarray:
@@ -184,7 +175,7 @@ def _death_by_arrival(times: np.ndarray, p: RescuePlan, w: int, rules: Rules) ->
     b = np.bincount(np.minimum(npv.index.to_numpy(np.int64), cut), weights=npv.to_numpy(),
                     minlength=cut + 1)  # b[cut]: every total of cut or more
     e = injuries.death_on_roll(factor * np.minimum(np.arange(2 * cut + 1), cut), rules)
-    g = _convolve(e, b[::-1])  # g[x + cut] = sum_v b[v] e[x + v]
+    g = dice.convolve(e, b[::-1])  # g[x + cut] = sum_v b[v] e[x + v]
     out[rolled] = np.clip(g[x[rolled] + cut], 0.0, 1.0)
     return out
 
