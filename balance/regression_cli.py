@@ -11,7 +11,6 @@ bad rules, bad option).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tomllib
 from collections.abc import Sequence
@@ -156,9 +155,7 @@ def _trials(args) -> int:
 def snapshot_command(args) -> int:
     """``balance snapshot``: measure and write a baseline."""
     from .regression import snapshot
-    check_output_file("--out", args.out)  # before any work: a FIFO or device is never replaced
-    if not args.force and os.path.lexists(args.out):
-        raise ValueError(f"--out {args.out}: already exists; use --force to overwrite it")
+    snapshot.check_target(args.out, force=args.force, what="--out")  # before any work
     snap = snapshot.take(load(args.rules), trials=_trials(args),
                          seed=0 if args.seed is None else args.seed,
                          tolerances=_tolerances(args) or None, only=args.only)

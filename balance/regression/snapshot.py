@@ -103,19 +103,31 @@ def take(rules: Rules | str | None = None, *, trials: int = 100_000, seed: int =
                     created=datetime.now(timezone.utc).isoformat(timespec="seconds"), only=only)
 
 
-def write(snapshot: Snapshot, path: str | os.PathLike, *, force: bool = False) -> Path:
-    """Write ``snapshot`` to ``path`` atomically; refuse to replace a file unless ``force``."""
+def check_target(path: str | os.PathLike, *, force: bool = False,
+                 what: str | None = None) -> Path:
+    """Refuse, before any work, a snapshot ``path`` that cannot be written: a folder, a
+    missing folder, a FIFO or device (even with ``force``), an existing file without
+    ``force``. ``what`` names the argument in the message (the command line's ``--out``)."""
     path = Path(path)
+    shown = f"{what} {path}" if what else str(path)
     if path.is_dir():
-        raise SnapshotError(f"{path}: is a directory; give a file name such as baseline.json")
+        raise SnapshotError(f"{shown}: is a directory; give a file name such as baseline.json")
     if not path.parent.exists():
-        raise SnapshotError(f"{path}: directory {path.parent} does not exist")
+        raise SnapshotError(f"{shown}: directory {path.parent} does not exist")
     try:
-        check_output_file(None, path)  # a FIFO or device is never replaced, even with force
+        check_output_file(what, path)  # a FIFO or device is never replaced, even with force
     except ValueError as exc:
         raise SnapshotError(str(exc)) from None
-    if path.exists() and not force:
-        raise SnapshotError(f"{path}: already exists; use --force (force=True) to overwrite it")
+    if os.path.lexists(path) and not force:
+        flag = "--force" if what else "--force (force=True)"
+        raise SnapshotError(f"{shown}: already exists; use {flag} to overwrite it")
+    return path
+
+
+def write(snapshot: Snapshot, path: str | os.PathLike, *, force: bool = False) -> Path:
+    """Write ``snapshot`` to ``path`` atomically; refuse to replace a file unless ``force``
+    (:func:`check_target`)."""
+    path = check_target(path, force=force)
     text = json.dumps(snapshot.to_json(), indent=1, ensure_ascii=False, allow_nan=False)
     try:
         write_file(path, text + "\n", replace=force)
