@@ -17,18 +17,25 @@ from .rules import Rules, load_rules
 
 __version__ = "0.1.0"
 
-_MODULES = (
-    "dice", "rng", "d20", "injuries", "negotiation", "treatment", "rest", "timeline",
-    "montecarlo", "rescue", "campaign", "creatures", "design", "encounters", "fights",
-    "economy", "guide", "percentile", "plots", "report", "regression", "bench", "cli", "rules",
-)
+#: The notebook surface: ``bl.<name>`` is the module on the right, imported on first use.
+#: The package is laid out by rule document (``core``, ``guide``, ``percentile``) and by role.
+_MODULES = {
+    "rules": "rules", "dice": "dice", "rng": "rng", "montecarlo": "montecarlo",
+    "d20": "core.d20", "injuries": "core.injuries", "treatment": "core.treatment",
+    "negotiation": "core.negotiation", "rest": "core.rest", "timeline": "core.timeline",
+    "rescue": "core.rescue", "campaign": "core.campaign",
+    "design": "guide.design", "creatures": "guide.creatures", "encounters": "guide.encounters",
+    "fights": "guide.fights", "economy": "guide.economy", "guide": "guide",
+    "percentile": "percentile", "plots": "plots", "report": "report",
+    "regression": "regression", "bench": "bench", "cli": "cli",
+}
 
 __all__ = ["Rules", "RulesError", "load_rules", "__version__", *_MODULES]
 
 
 def __getattr__(name: str):
     if name in _MODULES:
-        module = importlib.import_module(f".{name}", __name__)
+        module = importlib.import_module(f".{_MODULES[name]}", __name__)
         globals()[name] = module
         return module
     raise AttributeError(f"module 'balance' has no attribute '{name}'")

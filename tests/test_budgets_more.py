@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import balance as bl
-from balance import budgets, dice, injuries, rescue
+from balance import budgets, dice
+from balance.core import injuries, rescue
 
 
 @pytest.fixture(scope="module")
@@ -170,7 +171,7 @@ def test_opposed_table_held_to_the_grid_budget():
 
 
 def test_reaction_grid_held_to_the_grid_budget_and_ready_at_exact():
-    from balance import timeline
+    from balance.core import timeline
     from balance.report import data
     with pytest.raises(ValueError, match=r"reaction_grid would have 10,001 x 2,000 "):
         data.reaction_grid(range(10_001), range(2_000))

@@ -177,7 +177,7 @@ def test_main_help_and_no_command(capsys):
 
 
 def test_missing_regression_module_is_skipped(monkeypatch):
-    monkeypatch.setitem(sys.modules, "balance.regression_cli", None)
+    monkeypatch.setitem(sys.modules, "balance.cli.regression", None)
     parser = cli.build_parser()
     sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
     assert "report" in sub.choices and "snapshot" not in sub.choices

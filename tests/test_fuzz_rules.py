@@ -32,9 +32,10 @@ from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
 import strategies as S
-from balance import (d20, design, dice, economy, encounters, guide, injuries, montecarlo,
-                     negotiation, percentile as P, rest, timeline, treatment)
-from balance import creatures as cr
+from balance.core import d20, injuries, negotiation, rest, timeline, treatment
+from balance.guide import design, economy, encounters
+from balance import dice, guide, montecarlo, percentile as P
+from balance.guide import creatures as cr
 from balance.errors import RulesError
 from balance.rules import default_rules, load_rules
 from cli_run import in_process

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import balance as bl
-from balance.encounters import EncounterAdvice
+from balance.guide.encounters import EncounterAdvice
 
 
 def test_dragon_and_two_babies_is_demanding():

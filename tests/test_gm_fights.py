@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import balance as bl
-from balance.fights import fight_sampler, fight_spec
+from balance.guide.fights import fight_sampler, fight_spec
 
 NO_CRITS = bl.load_rules().updated({"guide": {"checks": {"critical_success": 0,
                                                          "critical_failure": 0}}})
@@ -254,7 +254,7 @@ def test_calibration_check_small_grid():
 def test_vectorised_kernel_agrees_with_plain_python_loop(targeting):
     import random
 
-    from balance._fightkernel import python_fights
+    from balance.guide.fight_kernel import python_fights
     spec = fight_spec(["Wolf", "Skeleton", "Wolf"], targeting=targeting, level=3)
     n_py, n_np = 1500, 60_000
     py = python_fights(n_py, random.Random(3), spec)

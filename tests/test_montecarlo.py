@@ -14,9 +14,11 @@ import pandas as pd
 import pytest
 from scipy.stats import binomtest
 
-from balance import _mcpool, montecarlo
+from balance.montecarlo import engine
+from balance.montecarlo import pool as _mcpool
+from balance import montecarlo
 from balance.bench import KERNELS, floor_sampler, load_kernels
-from balance.montecarlo import BLOCK_SIZE, proportion_table, run, wilson
+from balance.montecarlo.engine import BLOCK_SIZE, proportion_table, run, wilson
 from balance.rules import resolve
 
 
@@ -329,18 +331,18 @@ def test_progress_bar_only_when_asked_or_interactive(capsys):
 
 
 def test_auto_progress_in_a_terminal_waits_for_long_runs(monkeypatch):
-    monkeypatch.setattr(montecarlo, "_interactive", lambda: "terminal")
-    assert montecarlo._bar(None, 10**6, 1, "x") is None  # one chunk: nothing to show
-    bar = montecarlo._bar(None, 10**6, 8, "x")
-    assert bar is not None and bar.delay == montecarlo.PROGRESS_DELAY
+    monkeypatch.setattr(engine, "_interactive", lambda: "terminal")
+    assert engine._bar(None, 10**6, 1, "x") is None  # one chunk: nothing to show
+    bar = engine._bar(None, 10**6, 8, "x")
+    assert bar is not None and bar.delay == engine.PROGRESS_DELAY
     bar.close()
-    monkeypatch.setattr(montecarlo, "_interactive", lambda: None)
-    assert montecarlo._bar(None, 10**6, 8, "x") is None
+    monkeypatch.setattr(engine, "_interactive", lambda: None)
+    assert engine._bar(None, 10**6, 8, "x") is None
 
 
 # --- the benchmark --------------------------------------------------------------------------
 def test_bench_quick_smoke():
-    out = subprocess.run([sys.executable, "-m", "balance.bench", "--quick"], capture_output=True,
+    out = subprocess.run([sys.executable, "-m", "balance", "bench", "--quick"], capture_output=True,
                          text=True, check=True, timeout=120).stdout
     lines = out.splitlines()
     names = list(load_kernels())
@@ -364,16 +366,18 @@ def test_bench_memory_is_the_fresh_process_not_the_parent():
 
 def test_bench_json_only():
     from balance import bench
+    from balance.cli import bench as bench_cli
     res = bench.run_bench(quick=True, only="d20-test")
     data = json.loads(json.dumps(res))
     assert [k["kernel"] for k in data["kernels"]] == ["d20-test"] and "memory" not in data
     with pytest.raises(SystemExit):
-        bench.main(["--only", "d20-tset"])
+        bench_cli.main(["--only", "d20-tset"])
 
 
 _CTRL_C_SCRIPT = """
 import os, sys, time
-from balance import _mcpool, montecarlo
+from balance import montecarlo
+from balance.montecarlo import pool as _mcpool
 from balance.bench import floor_sampler
 from functools import partial
 

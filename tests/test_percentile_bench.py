@@ -10,7 +10,7 @@ import pytest
 
 import balance as bl
 from balance import bench
-from balance.percentile import _bench as pb
+from balance.bench import percentile as pb
 
 P = bl.percentile
 AP2 = bl.rules.resolve(None).updated({"percentile": {"combat": {"ap_per_action": 2}}})

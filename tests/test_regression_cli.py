@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from balance import regression_cli
+from balance.cli import regression as regression_cli
 
 FAST = ["--trials", "2000"]
 
@@ -107,7 +107,7 @@ def test_diff_rules_and_snapshots(capsys, baseline, tmp_path):
 def test_real_process_exit_code_and_no_traceback(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text('{"schema": "balance.regression.snapshot", "schema_')
-    proc = subprocess.run([sys.executable, "-m", "balance.regression_cli", "check",
+    proc = subprocess.run([sys.executable, "-m", "balance.cli.regression", "check",
                            "--baseline", str(bad)], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.strip().count("\n") == 0

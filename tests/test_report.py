@@ -12,7 +12,7 @@ import pytest  # noqa: E402
 
 import balance as bl  # noqa: E402
 from balance.report import build, topics  # noqa: E402
-from balance.report.labels import text  # noqa: E402
+from balance.labels import text  # noqa: E402
 from balance.report.model import Section, Table  # noqa: E402
 
 TRIALS = 2_000
@@ -297,7 +297,7 @@ def test_french_numeric_cells_and_captions_have_no_decimal_point(reports):
 
 
 def test_formatters_take_the_language():
-    from balance.report.labels import count, decimal
+    from balance.labels import count, decimal
     from balance.report.topics._base import fmt_estimate, fmt_interval, fmt_percent, fmt_prob
 
     assert fmt_percent(12.345) == "12.35 %" and fmt_percent(12.345, lang="fr") == "12,35 %"

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import balance as bl
-from balance import rest
+from balance.core import rest
 
 
 # -- the document's examples -----------------------------------------------------------------

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import balance as bl
-from balance import timeline as tl
+from balance.core import timeline as tl
 
 
 def rows(log, event, creature=None):

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import balance as bl
-from balance import treatment as tr
+from balance.core import treatment as tr
 
 # The document's numbers, written here independently of the rules data.
 DIE = 20

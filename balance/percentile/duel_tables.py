@@ -19,7 +19,7 @@ import pandas as pd
 
 from .. import montecarlo
 from ..errors import check_integer
-from ..results import Simulation
+from ..montecarlo.results import Simulation
 from ..rng import RNGLike, as_seed_sequence, seed_label
 from ..rules import resolve
 from ._common import RulesLike, section

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 import matplotlib
 
 from ..names import label
-from ..report.labels import check_lang, name_column, text
+from ..labels import check_lang, name_column, text
 from ..text import plain_text
 
 __all__ = ["PALETTE", "DEATH_COLOUR", "axes", "finish", "text", "check_lang",

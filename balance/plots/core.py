@@ -179,7 +179,7 @@ def sp_distribution(table: pd.DataFrame, *, ax: Axes | None = None, lang: str = 
 
 
 def _level_name(level: str, lang: str, rules: Rules | None) -> str:
-    from ..treatment import levels
+    from ..core.treatment import levels
 
     rows = levels(rules=rules)
     row = rows[rows["level"] == level]

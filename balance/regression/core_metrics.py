@@ -11,7 +11,8 @@ from functools import partial
 
 import numpy as np
 
-from .. import d20, dice, injuries, negotiation
+from ..core import d20, injuries, negotiation
+from .. import dice
 from ..errors import check_choice
 from ..rules import Rules
 from .metrics import Measurement, Metric, distribution, mc_counts, mc_proportion
@@ -42,7 +43,7 @@ def negotiation_rule(rules: Rules) -> str:
 
 def _expected_price(rules: Rules) -> float:
     if negotiation_rule(rules) == "charisma":
-        from .. import economy
+        from ..guide import economy
         return float(economy.charisma_negotiation(PRICE, CHARISMA, DIFFICULTY,
                                                   rules=rules)["expected_price"])
     ask = negotiation.best_ask(PSYCHOLOGY, rules=rules)

@@ -23,7 +23,7 @@ _SCALE = 0.2
 
 
 def _fight(rules: Rules, trials: int, seed, *, names, what: str, metric: str) -> Measurement:
-    from .. import fights
+    from ..guide import fights
     res = fights.simulate(creature_names(rules, names, metric), trials=trials, seed=seed,
                           rules=rules).result
     t = res.totals

@@ -28,7 +28,7 @@ def creature_names(rules: Rules, names: tuple[str, ...], metric: str) -> list[st
 def _calibration(rules: Rules, names: tuple[str, ...], metric: str) -> tuple[float, int]:
     import warnings
 
-    from .. import creatures, encounters
+    from ..guide import creatures, encounters
     sheets = [creatures.creature(n, rules=rules) for n in creature_names(rules, names, metric)]
     pcs = len(creatures.party(rules=rules))
     with warnings.catch_warnings():  # advice is not what this metric measures
@@ -45,7 +45,7 @@ def _boss_ratio(rules: Rules, size: str, metric: str) -> float:
     """Base adversity ratio of a boss of the bundled ``size``: the size and the kind are
     the rows at the bundled positions of ``creatures.sizes`` and ``creatures.kinds``, so a
     renamed or translated size still compares."""
-    from .. import encounters
+    from ..guide import encounters
     name = row_name(rules, "creatures.sizes", size, metric)
     with defined(metric, f"a {name} boss has no base ratio", "encounters.base_ratios"):
         return float(encounters.base_ratio(name, row_name(rules, "creatures.kinds", "boss",
@@ -68,7 +68,7 @@ def _weapon_price(rules: Rules, metric: str, item: str, *, roll_bonus: int, coun
     caps would compare another weapon under the same name (a silently wrong number), and
     pricing it past the caps would price a weapon the variant forbids.
     """
-    from .. import economy
+    from ..guide import economy
     damage = f"{count}d{_die(rules, die, metric)}"
     what = (f"{item} ({'two-handed ' if two_handed else ''}roll bonus {roll_bonus:+d}, "
             f"{damage}{damage_bonus:+d}) is not a legal weapon")
@@ -81,20 +81,20 @@ def _weapon_price(rules: Rules, metric: str, item: str, *, roll_bonus: int, coun
 def _equipment_price(rules: Rules, metric: str) -> float:
     """Price of the guide's Arm guard (+2 Melee Atk); caps that forbid it make the metric
     undefined (one line, exit 2), for the reasons of :func:`_weapon_price`."""
-    from .. import economy
+    from ..guide import economy
     with defined(metric, "an Arm guard (+2) is not legal equipment", "economy"):
         return float(economy.equipment_cost(bonus=2, rules=rules))
 
 
 def _charisma(rules: Rules) -> Measurement:
-    from .. import economy
+    from ..guide import economy
     s = economy.charisma_negotiation(200, 2, 14, rules=rules)
     return distribution(s[list(economy.OUTCOMES)], economy.OUTCOMES)
 
 
 def metrics() -> list[Metric]:
     """The GM guide's metrics, in catalogue order."""
-    from .. import economy
+    from ..guide import economy
     out = [Metric(f"encounters.boss_ratio.{size}", f"base adversity ratio of a {size} boss",
                   "ratio", "exact", "scalar",
                   lambda r, size=size: Measurement(_boss_ratio(

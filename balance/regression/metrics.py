@@ -171,7 +171,7 @@ def distribution(probabilities: Sequence[float], labels: Sequence[str]) -> Measu
 
 def mc_proportion(successes: int, result) -> Measurement:
     """A Monte Carlo proportion from an engine result, with its Wilson 95 % interval."""
-    from ..montecarlo import wilson
+    from ..montecarlo.engine import wilson
     low, high = wilson(int(successes), result.trials)
     return Measurement(value=int(successes) / result.trials, interval=(float(low), float(high)),
                        trials=result.trials, seed=result.seed, counts=(int(successes),))
@@ -188,7 +188,7 @@ def mc_counts(vector, labels: Sequence[str], result) -> Measurement:
 def mc_mean(total: float, total_sq: float, result) -> Measurement:
     """A Monte Carlo mean per trial from a sum and a sum of squares, with its normal 95 %
     interval (``se = sqrt(sample variance / trials)``)."""
-    from ..montecarlo import z_value
+    from ..montecarlo.engine import z_value
     n = result.trials
     mean = float(total) / n
     var = max((float(total_sq) - float(total) * mean) / max(n - 1, 1), 0.0)

@@ -25,7 +25,7 @@ CAMPAIGN = {"fights": 10, "knockout_chance": 0.5, "arrival": "10+2d20", "negativ
 
 
 def _rescue(rules: Rules, trials: int, seed, *, wounds: int) -> Measurement:
-    from .. import rescue
+    from ..core import rescue
     sim = rescue.simulate(wounds=(wounds,), trials=trials, seed=seed, rules=rules,
                           progress=False, **RESCUE)
     outcome = sim.result.totals["outcome"][0]
@@ -33,7 +33,7 @@ def _rescue(rules: Rules, trials: int, seed, *, wounds: int) -> Measurement:
 
 
 def _campaign(rules: Rules, trials: int, seed, *, what: str) -> Measurement:
-    from .. import campaign
+    from ..core import campaign
     sim = campaign.simulate(trials=trials, seed=seed, rules=rules, progress=False, **CAMPAIGN)
     tot = sim.result.totals
     if what == "death":

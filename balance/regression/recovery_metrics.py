@@ -27,21 +27,21 @@ def _level(rules: Rules, key: str) -> str:
 
 
 def _days_to_cure(rules: Rules, injury: str, metric: str) -> float:
-    from .. import treatment
+    from ..core import treatment
     return float(treatment.expected_cure_minutes(CUNNING, _injury(rules, injury, metric),
                                                  _level(rules, "full"),
                                                  rules=rules)) / MINUTES_PER_DAY
 
 
 def _rest_days(rules: Rules, missing: int, quality: str) -> float:
-    from .. import rest
+    from ..core import rest
     return float(rest.rest_needed(missing, rest.quick_score(quality, rules=rules),
                                   rules=rules)["days"].iloc[0])
 
 
 def metrics() -> list[Metric]:
     """Treatment, rest and Reaction metrics, in catalogue order."""
-    from .. import rest, timeline, treatment
+    from ..core import rest, timeline, treatment
     light = f"treatment.chance@C{CUNNING},Weak,light"
     out = [
         Metric(light, f"chance that one light treatment of Weak (-5; the injury table's row "

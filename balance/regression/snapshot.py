@@ -21,13 +21,12 @@ from ..errors import check_integer
 from ..rules import Rules, resolve
 from .registry import catalogue, catalogue_id, measure
 from .metrics import Measurement, Metric, number
-from .validate import MAX_BYTES, MAX_DEPTH, SnapshotError, check_document, digest, load
+from .validate import (MAX_BYTES, MAX_DEPTH, SCHEMA, SCHEMA_VERSION, SnapshotError,
+                       check_document, digest, load)
 
 __all__ = ["Snapshot", "SnapshotError", "take", "read", "write", "SCHEMA", "SCHEMA_VERSION",
            "MAX_BYTES", "MAX_DEPTH"]
 
-SCHEMA = "balance.regression.snapshot"
-SCHEMA_VERSION = 1
 #: the death-probability curves stored for diff reports: P(death) against seconds at -5 HP
 CURVE_HP = 5
 CURVE_WOUNDS = (0, 1, 2, 3)
@@ -85,7 +84,8 @@ def take(rules: Rules | str | None = None, *, trials: int = 100_000, seed: int =
          tolerances=None, only=None) -> Snapshot:
     """Measure every catalogue metric (or those matching ``only``) for ``rules``, Monte Carlo
     ones with ``trials`` trials from master ``seed``."""
-    from .. import __version__, injuries
+    from .. import __version__
+    from ..core import injuries
     rules = resolve(rules)
     trials = check_integer("trials", trials, min=1, max=10**10)
     seed = check_integer("seed", seed, min=0)

@@ -38,6 +38,9 @@ from .metrics import Metric
 __all__ = ["SnapshotError", "MAX_BYTES", "MAX_DEPTH", "MAX_DIGITS", "load", "digest",
            "check_document"]
 
+#: What a snapshot file says it is, and the version of its format this balance reads.
+SCHEMA = "balance.regression.snapshot"
+SCHEMA_VERSION = 1
 MAX_BYTES = 32 * 2**20
 MAX_DEPTH = 32
 MAX_DIGITS = 40
@@ -220,7 +223,6 @@ def _seed(where: str, value: object) -> None:
 
 def check_document(doc: object, where: str, known: Mapping[str, Metric]) -> None:
     """Check every field of a parsed snapshot (``known``: this balance's catalogue by name)."""
-    from .snapshot import SCHEMA, SCHEMA_VERSION
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         raise SnapshotError(f"{where}: not a balance regression snapshot (no \"schema\": "
                             f"\"{SCHEMA}\")")

@@ -14,7 +14,7 @@ from ..rules import Rules, resolve
 from .bundle import DEFAULT_SEED, DEFAULT_TRIALS, Bundle, compute_bundle
 from .folder import check_report_folder, write_report_folder
 from .html import render_html
-from .labels import check_lang, count, decimal, sources, text
+from ..labels import check_lang, count, decimal, sources, text
 from .markdown import render_markdown
 from .sections import render_sections
 from .topics import available_topics

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .. import d20, injuries, negotiation
+from ..core import d20, injuries, negotiation
 from ..budgets import check_grid, check_length
 from ..errors import check_integer_array
 from ..rules import Rules, plain, resolve
@@ -122,7 +122,7 @@ def negotiation_rules_table(psychology=None, charisma=None, *, price: int = 200,
         rule ("psychology"/"charisma"), value (the characteristic or modifier), check_chance,
         expected_change (expected price reduction, % of ``price``), best_ask (Psychology only).
     """
-    from .. import economy
+    from ..guide import economy
 
     rules = resolve(rules)
     die = rules["d20"]["die"]
@@ -215,7 +215,7 @@ def rest_day(qualities: Sequence[str] | None = None, hours=None, *,
         quality, quality_fr, score, hours, counted_hours, regeneration (tidy, one row per
         quality and length of rest).
     """
-    from .. import rest
+    from ..core import rest
 
     rules = resolve(rules)
     table = rules["rest"]
@@ -247,7 +247,7 @@ def rest_breakdown(examples: Mapping[str, Sequence[Mapping[str, Any]]], *,
         example, segment, hours, thirst, hunger, sleep, comfort, modifiers, score,
         counted_hours, regeneration (one row per segment).
     """
-    from .. import rest
+    from ..core import rest
 
     rules = resolve(rules)
     frames = []
@@ -274,7 +274,7 @@ def reaction_grid(cooldowns=range(0, 11), triggers=range(0, 60), *,
         cooldown, second (each trigger's), answered (bool), ready_at (the first second the
         creature may react again after this trigger).
     """
-    from .. import timeline
+    from ..core import timeline
 
     rules = resolve(rules)
     cds = check_integer_array("cooldowns", check_length("cooldowns", cooldowns), min=0,

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from ..text import md_code, md_escape
-from .labels import check_lang, text
+from ..labels import check_lang, text
 from .model import Section, Table
 
 __all__ = ["render_markdown", "table_markdown"]

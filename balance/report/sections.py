@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .bundle import Bundle
-from .labels import check_lang
+from ..labels import check_lang
 from .model import Section
 from .topics import Context, topic_module
 

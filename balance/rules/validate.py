@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..budgets import check_rules, check_rules_grids
+from .budget_checks import check_rules, check_rules_grids
 from ..errors import RulesError, did_you_mean
 
 __all__ = ["RESERVED", "check_overlay", "check_effective", "normalise_integers",

@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 
 from ...rules import Rules
-from ..labels import count, decimal, decimal_mark, text
+from ...labels import count, decimal, decimal_mark, text
 from ..model import Figure, Section, Table
 
 __all__ = ["Context", "make_section", "fmt_percent", "fmt_prob", "fmt_interval", "fmt_estimate",

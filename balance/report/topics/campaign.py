@@ -4,13 +4,14 @@ from __future__ import annotations
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ... import campaign, plots
+from ...core import campaign
+from ... import plots
 from ...rules import Rules
 from ..model import Table, figure_from_axes
 from ._base import Context, fmt_interval, fmt_prob, make_section
 
 KEY = "campaign"
-REQUIRES = ("balance.campaign", "balance.montecarlo")
+REQUIRES = ("balance.core.campaign", "balance.montecarlo")
 RULES_SECTIONS = ("injuries", "treatment", "time")
 SCENARIO = {"fights": 10, "knockout_chance": 0.3, "negative_hp": "1d6", "arrival": "10+1d20",
             "cunning": 12, "hours_between": 24, "policy": "both"}

@@ -5,7 +5,7 @@ import pandas as pd
 
 from ...rules import Rules
 from .. import data
-from ..labels import sources
+from ...labels import sources
 from ..model import Table
 from ._base import Context, make_section
 

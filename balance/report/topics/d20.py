@@ -10,7 +10,7 @@ from ..model import figure_from_axes
 from ._base import Context, make_section
 
 KEY = "d20"
-REQUIRES = ("balance.d20",)
+REQUIRES = ("balance.core.d20",)
 RULES_SECTIONS = ("d20",)
 
 

@@ -10,7 +10,7 @@ from ..model import Table, figure_from_axes
 from ._base import Context, fmt_prob, make_section
 
 KEY = "death"
-REQUIRES = ("balance.injuries",)
+REQUIRES = ("balance.core.injuries",)
 RULES_SECTIONS = ("injuries",)
 NEGATIVE_HP = (1, 5, 10)
 WOUNDS = (0, 1, 2, 3)

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 from ... import percentile, plots
 from ...rules import Rules
-from ..labels import decimal
+from ...labels import decimal
 from ..model import Table, figure_from_axes
 from ._base import Context, fmt_prob, make_section
 

@@ -7,14 +7,15 @@ from types import SimpleNamespace
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ... import fights, plots
+from ...guide import fights
+from ... import plots
 from ...names import label
 from ...rules import Rules
 from ..model import Table, figure_from_axes
 from ._base import Context, fmt_estimate, make_section
 
 KEY = "encounters"
-REQUIRES = ("balance.fights", "balance.encounters", "balance.montecarlo")
+REQUIRES = ("balance.guide.fights", "balance.guide.encounters", "balance.montecarlo")
 RULES_SECTIONS = ("encounters", "fights", "creatures", "party", "bestiary", "guide")
 LEVEL = 5
 
@@ -54,7 +55,7 @@ def render(results: dict, ctx: Context):
 
 
 def _challenge(calibration, ctx: Context) -> str:
-    from ...encounters import challenge
+    from ...guide.encounters import challenge
 
     return challenge(calibration, lang=ctx.lang, rules=ctx.rules)
 

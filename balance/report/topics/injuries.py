@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from ... import plots
-from ...injuries import injury_table
+from ...core.injuries import injury_table
 from ...rules import Rules
 from .. import data
-from ..labels import name_column
+from ...labels import name_column
 from ..model import Table, figure_from_axes
 from ._base import Context, make_section
 
 KEY = "injuries"
-REQUIRES = ("balance.injuries",)
+REQUIRES = ("balance.core.injuries",)
 RULES_SECTIONS = ("injuries",)
 NEGATIVE_HP = 5
 WOUNDS = (0, 1)

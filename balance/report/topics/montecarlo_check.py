@@ -1,14 +1,15 @@
 """Section: the Monte Carlo engine checked on one roll (simulated vs exact, RULES.md 1.2)."""
 from __future__ import annotations
 
-from ... import injuries, plots
+from ...core import injuries
+from ... import plots
 from ...rules import Rules
-from ..labels import name_column
+from ...labels import name_column
 from ..model import Table, figure_from_axes
 from ._base import Context, fmt_interval, fmt_prob, make_section
 
 KEY = "montecarlo_check"
-REQUIRES = ("balance.montecarlo", "balance.injuries")
+REQUIRES = ("balance.montecarlo", "balance.core.injuries")
 RULES_SECTIONS = ("injuries",)
 STATE = {"seconds": 40, "negative_hp": 6, "wounds": 1}
 

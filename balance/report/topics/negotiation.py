@@ -5,12 +5,12 @@ from ... import plots
 from ...names import label
 from ...rules import Rules
 from .. import data
-from ..labels import decimal
+from ...labels import decimal
 from ..model import Table, figure_from_axes
 from ._base import Context, fmt_percent, fmt_prob, make_section
 
 KEY = "negotiation"
-REQUIRES = ("balance.negotiation",)
+REQUIRES = ("balance.core.negotiation",)
 RULES_SECTIONS = ("negotiation", "d20")
 CURVES = (8, 12, 16)
 TABLE = tuple(range(4, 21, 2))

@@ -6,12 +6,12 @@ import pandas as pd
 from ... import plots
 from ...rules import Rules
 from .. import data
-from ..labels import decimal
+from ...labels import decimal
 from ..model import Table, figure_from_axes
 from ._base import Context, fmt_percent, fmt_prob, make_section
 
 KEY = "negotiation_rules"
-REQUIRES = ("balance.economy", "balance.negotiation")
+REQUIRES = ("balance.guide.economy", "balance.core.negotiation")
 RULES_SECTIONS = ("negotiation", "economy", "guide")
 PRICE = 200
 DIFFICULTY = 14

@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ... import plots, rescue
+from ... import plots
+from ...core import rescue
 from ...rules import Rules
 from ..model import Table, figure_from_axes
 from ._base import Context, fmt_interval, fmt_prob, make_section
 
 KEY = "rescue"
-REQUIRES = ("balance.rescue", "balance.montecarlo")
+REQUIRES = ("balance.core.rescue", "balance.montecarlo")
 RULES_SECTIONS = ("injuries", "time")
 #: rescue times of the curve: every TIME_STEP seconds up to the automatic-death time
 TIME_STEP = 5

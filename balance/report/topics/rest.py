@@ -7,12 +7,12 @@ import pandas as pd
 from ... import plots
 from ...rules import Rules
 from .. import data
-from ..labels import name_column
+from ...labels import name_column
 from ..model import Table, figure_from_axes
 from ._base import Context, make_section
 
 KEY = "rest"
-REQUIRES = ("balance.rest",)
+REQUIRES = ("balance.core.rest",)
 RULES_SECTIONS = ("rest",)
 #: lengths of rest shown in the table (hours)
 TABLE_HOURS = (4, 8, 12, 16, 24)

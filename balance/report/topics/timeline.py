@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ... import plots, timeline
+from ... import plots
+from ...core import timeline
 from ...rules import Rules
 from .. import data
 from ..model import Table, figure_from_axes
 from ._base import Context, fmt_prob, make_section
 
 KEY = "timeline"
-REQUIRES = ("balance.timeline",)
+REQUIRES = ("balance.core.timeline",)
 RULES_SECTIONS = ("time",)
 COOLDOWNS = range(0, 11)
 #: a trigger every second for a minute (the metric ``time.reactions@60s`` uses the same stream)

@@ -6,13 +6,13 @@ from matplotlib.figure import Figure
 
 from ... import plots
 from ...rules import Rules
-from ...treatment import cure_table, levels
-from ..labels import decimal
+from ...core.treatment import cure_table, levels
+from ...labels import decimal
 from ..model import Table, figure_from_axes
 from ._base import Context, fmt_prob, make_section
 
 KEY = "treatment"
-REQUIRES = ("balance.treatment",)
+REQUIRES = ("balance.core.treatment",)
 RULES_SECTIONS = ("treatment",)
 TABLE_CUNNING = (8, 10, 12, 14, 16)
 

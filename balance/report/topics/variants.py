@@ -11,7 +11,7 @@ import pandas as pd
 from ... import plots
 from ...rules import Rules, default_rules, load_rules
 from .. import data
-from ..labels import count, decimal_mark, unit_name
+from ...labels import count, decimal_mark, unit_name
 from ..model import Table, figure_from_axes
 from ._base import Context, make_section
 
@@ -39,7 +39,7 @@ def compute(rules: Rules, settings) -> dict:
     rules, whatever rules the report is about); Monte Carlo metrics run the report's trials
     (times each metric's own scale) from the report's seed, the variants from an independent
     seed."""
-    from ...regression.report import bundled_comparisons
+    from ..diff import bundled_comparisons
 
     metrics = compared_metrics()
     comparisons = bundled_comparisons(trials=settings.trials, seed=settings.seed,

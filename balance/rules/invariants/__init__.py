@@ -21,52 +21,12 @@ balance.errors.RulesError: deadly.toml: injuries.death_threshold = 100 falls ins
 """
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from . import common, core, guide, economy, percentile  # noqa: F401,I001  (registers them, in this order)
+from .registry import REGISTRY, Invariant, invariant
 
 __all__ = ["Invariant", "REGISTRY", "invariant", "check_invariants", "reference"]
-
-Check = Callable[[dict, Callable[[str], str]], None]
-
-
-@dataclass(frozen=True)
-class Invariant:
-    """One registered invariant: its ``name``, the rules paths it ``ties``, its check."""
-
-    name: str
-    ties: tuple[str, ...]
-    check: Check
-
-    @property
-    def summary(self) -> str:
-        """The docstring's first paragraph (what must hold)."""
-        return _paragraphs(self.check)[0]
-
-    @property
-    def fix(self) -> str:
-        """The docstring's ``Fix:`` paragraph."""
-        return next((p[4:].strip() for p in _paragraphs(self.check) if p.startswith("Fix:")), "")
-
-
-#: every invariant, by name, in the order they are checked
-REGISTRY: dict[str, Invariant] = {}
-
-
-def _paragraphs(func: Callable) -> list[str]:
-    doc = inspect.getdoc(func) or ""
-    return [" ".join(p.split()) for p in doc.split("\n\n") if p.strip()]
-
-
-def invariant(name: str, *ties: str) -> Callable[[Check], Check]:
-    """Register ``(data, source_of) -> None`` as the invariant ``name`` tying ``ties``."""
-    def register(check: Check) -> Check:
-        if name in REGISTRY:
-            raise RuntimeError(f"invariant {name!r} registered twice")
-        REGISTRY[name] = Invariant(name, ties, check)
-        return check
-    return register
-
 
 def check_invariants(data: dict, source_of: Callable[[str], str]) -> None:
     """Run every registered invariant over the merged rules ``data``.
@@ -146,5 +106,3 @@ def reference() -> str:
                   inv.summary.replace("``", "`"), "", f"**Fix:** {fix}", ""]
     return "\n".join(lines)
 
-
-from . import common, core, guide, economy, percentile  # noqa: E402,F401  (registers the invariants in order)

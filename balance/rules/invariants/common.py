@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...names import normalise
-from . import invariant
+from .registry import invariant
 from ._tools import Source, fail, row_name
 
 

@@ -1,7 +1,7 @@
 """Invariants of the core rules (RULES.md section 1): injuries, treatment, negotiation, rest."""
 from __future__ import annotations
 
-from . import invariant
+from .registry import invariant
 from ._tools import Source, fail, row_name, span
 
 

@@ -1,7 +1,7 @@
 """Invariants of the GM guide's economy (RULES.md 2.6): dice prices, bonus caps, negotiation."""
 from __future__ import annotations
 
-from . import invariant
+from .registry import invariant
 from ._tools import Source, fail
 
 

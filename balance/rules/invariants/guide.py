@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from . import invariant
+from .registry import invariant
 from ._tools import Source, dice_range, fail, known_word, named, parsed_dice, row_name, top, words
 
 #: (section, low key, high key) pairs that bound one range
@@ -176,7 +176,7 @@ def sizes_and_kinds(data: dict, source_of: Source) -> None:
 
 
 def _ratio(text: str) -> Fraction | None:
-    from ...encounters import parse_ratio
+    from ..ratios import parse_ratio
 
     try:
         return parse_ratio(text)

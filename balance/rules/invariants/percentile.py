@@ -1,7 +1,7 @@
 """Invariants of the percentile rules (RULES.md section 3): rolls, characteristics, combat."""
 from __future__ import annotations
 
-from . import invariant
+from .registry import invariant
 from ._tools import Source, fail, known_word, named, parsed_dice, row_name, top, words
 
 #: the characteristics the percentile code reads by name (fighters, derived attributes)

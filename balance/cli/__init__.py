@@ -1,0 +1,172 @@
+"""``balance``: the command line. A thin layer over the public API.
+
+Command groups register themselves: each module of :data:`COMMAND_MODULES` exposes
+``register(subparsers)``, adding subcommands whose handler (``set_defaults(func=...)``) takes
+the parsed arguments and returns an exit code. Bad input exits with code 2 and one line on
+stderr (``balance: error: ...``), never a traceback; any other exception is an internal error:
+one line too, exit code 1 (``--debug`` or ``BALANCE_DEBUG=1`` adds the traceback).
+
+Examples::
+
+    balance report --lang fr
+    balance death --seconds 40 --negative-hp 6 --wounds 1
+    balance rules check my_variant.toml
+"""
+from __future__ import annotations
+
+import importlib
+import sys
+import traceback
+from collections.abc import Sequence
+
+from .options import (Parser, add_format, add_lang, add_rules, emit, load, one_line,
+                      path_arg, trials_arg, workers_arg)
+
+__all__ = ["main", "build_parser", "COMMAND_MODULES", "emit", "add_format", "add_lang",
+           "add_rules", "path_arg", "trials_arg", "workers_arg", "load", "Parser"]
+
+#: modules adding subcommands (``register(subparsers)``); an absent optional one is skipped
+COMMAND_MODULES = ("balance.cli.queries", "balance.cli.rules", "balance.cli.regression")
+#: command modules that may be missing (written separately): skipped when not importable
+OPTIONAL_MODULES = ("balance.cli.regression",)
+
+def _report(args) -> int:
+    from ..report import build_report
+
+    import time
+    from pathlib import Path
+
+    from ..report.build import report_name
+
+    start = time.perf_counter()
+    files = args.rules
+    out = args.out or Path("reports") / report_name(files[-1] if files else None)
+    rules = load(files) if files else None
+    path = build_report(rules, out=out, lang=args.lang, trials=args.trials, seed=args.seed,
+                        workers=args.workers, progress=False if args.quiet else None,
+                        topics=args.sections, force=args.force,
+                        what="--out")  # the default folder is --out too
+    print(f"{path / 'index.html'}  ({time.perf_counter() - start:.1f} s)")
+    return 0
+
+
+def _register_report(sub) -> None:
+    from ..report.bundle import DEFAULT_SEED, DEFAULT_TRIALS
+    from ..report.topics import TOPICS
+
+    p = sub.add_parser(
+        "report", help="write the balance report (HTML + Markdown) of a rule set",
+        description="Compute every section (exact answers and Monte Carlo figures with their "
+                    "intervals) and write index.html (self-contained, opens offline), "
+                    "report.md and figures/ into a folder, atomically.")
+    add_rules(p)
+    p.add_argument("--out", metavar="DIR", type=path_arg,
+                   help="report folder: absent, empty or an earlier report (default: "
+                        "reports/<rules file stem> or reports/default)")
+    p.add_argument("--force", action="store_true",
+                   help="write into a folder holding other files: only the report's own "
+                        "files are replaced, the others stay")
+    add_lang(p, "language of the report")
+    p.add_argument("--trials", type=trials_arg, default=DEFAULT_TRIALS,
+                   help=f"Monte Carlo trials per simulated quantity (default {DEFAULT_TRIALS:,})")
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED,
+                   help=f"seed of every Monte Carlo figure (default {DEFAULT_SEED})")
+    p.add_argument("--workers", type=workers_arg, default=1,
+                   help="worker processes (default 1, at most the machine's cores)")
+    p.add_argument("--sections", nargs="+", choices=TOPICS, metavar="SECTION",
+                   help=f"only these sections ({', '.join(TOPICS)}; default: all)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_report)
+
+
+def _register_bench(sub) -> None:
+    sub.add_parser("bench", add_help=False,
+                   help="benchmark the vectorised kernels on this machine "
+                        "(see 'balance bench --help')")
+
+
+def build_parser() -> Parser:
+    """The full ``balance`` parser with every available command group."""
+    from .. import __version__
+
+    parser = Parser(prog="balance", description="What tabletop-RPG rules really do: exact "
+                    "answers, Monte Carlo simulations with intervals, balance reports.",
+                    epilog="Run 'balance COMMAND --help' for the options of a command.")
+    parser.add_argument("--version", action="version", version=f"balance {__version__}")
+    parser.add_argument("--debug", action="store_true",
+                        help="on an error, print the Python traceback too (also BALANCE_DEBUG=1)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    _register_report(sub)
+    _register_bench(sub)
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if name in OPTIONAL_MODULES and exc.name == name:
+                continue
+            raise
+        module.register(sub)
+    return parser
+
+
+def _debug(argv: Sequence[str]) -> bool:
+    """``--debug`` given (before the command) or ``BALANCE_DEBUG`` set to anything but 0."""
+    import os
+
+    return "--debug" in argv or os.environ.get("BALANCE_DEBUG", "0").strip() not in ("", "0")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``balance`` console script; returns the exit code.
+
+    Exit codes: 0 success; 2 bad input (``balance: error: <one line>``: a ValueError,
+    RulesError, KeyError or OSError naming what to fix); 1 an internal error (any other
+    exception, also one line, pointing to ``--debug``); 130 interrupted (Ctrl-C).
+    ``--debug`` (or ``BALANCE_DEBUG=1``) prints the traceback before the line.
+    """
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = _debug(argv)
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        if debug:
+            traceback.print_exc()
+        print("balance: interrupted", file=sys.stderr)
+        return 130
+    except (ValueError, KeyError, OSError) as exc:  # RulesError is a ValueError
+        if debug:
+            traceback.print_exc()
+        print(f"balance: error: {one_line(exc)}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # the last resort: a bug, not the user's input
+        if debug:
+            traceback.print_exc()
+        hint = "" if debug else " (run with --debug for the traceback)"
+        print(f"balance: error: internal error: {type(exc).__name__}: {one_line(exc)}{hint}",
+              file=sys.stderr)
+        return 1
+
+
+def _main(argv: list[str]) -> int:
+    plain = argv[1:] if argv[:1] == ["--debug"] else argv
+    if plain and plain[0] == "bench":
+        from .bench import main as bench_main
+
+        return bench_main(plain[1:])
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "func", None) is None:
+        parser.print_help()
+        return 2 if not argv else 0
+    try:
+        code = args.func(args)
+    except BrokenPipeError:  # pragma: no cover - output piped into e.g. head
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    return 0 if code is None else int(code)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

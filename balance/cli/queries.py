@@ -1,0 +1,322 @@
+"""Quick queries of the ``balance`` command line: one rule question, one answer.
+
+Each subcommand calls the public API and prints a tidy table (``--format table|json|csv``).
+Registered by :mod:`balance.cli`.
+"""
+from __future__ import annotations
+
+import argparse
+import itertools
+import sys
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from .options import add_format, add_lang, add_rules, emit, load, trials_arg, workers_arg
+
+__all__ = ["register"]
+
+
+def _ints(p, name: str, help: str, default=None, required: bool = False) -> None:
+    p.add_argument(name, type=int, nargs="+", default=default, required=required,
+                   metavar="N", help=help)
+
+
+def _mc(p, trials: int | None) -> None:
+    p.add_argument("--trials", type=trials_arg, default=trials,
+                   help="Monte Carlo trials" + (f" (default {trials:,})" if trials else
+                                                ": simulate instead of the exact answer"))
+    p.add_argument("--seed", type=int, default=None, help="seed (default: fresh entropy)")
+    p.add_argument("--workers", type=workers_arg, default=1,
+                   help="worker processes (default 1, at most the machine's cores)")
+
+
+# --- core rules -------------------------------------------------------------------------
+def _death(args) -> int:
+    from ..core import injuries
+
+    rules = load(args.rules)
+    rows = list(itertools.product(args.wounds, args.negative_hp, args.seconds))
+    n, hp, s = (np.array(c) for c in zip(*rows))
+    p = injuries.death_probability(seconds=s, negative_hp=hp, wounds=n, rules=rules)
+    emit(pd.DataFrame({"seconds": s, "negative_hp": hp, "wounds": n,
+                       "death_probability": np.atleast_1d(p)}), args.format)
+    return 0
+
+
+def _injuries(args) -> int:
+    from ..core import injuries
+
+    rules = load(args.rules)
+    if args.trials is None:
+        frame = injuries.injury_distribution(args.seconds, args.negative_hp, args.wounds,
+                                             rules=rules)
+    else:
+        frame = injuries.simulate(args.seconds, args.negative_hp, args.wounds,
+                                  trials=args.trials, seed=args.seed, workers=args.workers,
+                                  rules=rules).table
+    if not args.all:
+        frame = frame[frame["probability"] > 0]
+    emit(frame, args.format)
+    return 0
+
+
+def _test(args) -> int:
+    from ..core import d20
+
+    rules = load(args.rules)
+    if args.points:
+        pts = d20.test_points(args.characteristic, args.modifier, rules=rules)
+        frame = pd.DataFrame({"points": pts.index, "probability": pts.to_numpy()})
+        frame.insert(1, "kind", np.where(frame["points"] >= 0, "S.P.", "F.P."))
+    else:
+        frame = pd.DataFrame([{
+            "characteristic": args.characteristic, "modifier": args.modifier,
+            "effective": d20.effective(args.characteristic, args.modifier),
+            "success_chance": d20.success_chance(args.characteristic, args.modifier,
+                                                 rules=rules)}])
+    emit(frame, args.format)
+    return 0
+
+
+def _negotiate(args) -> int:
+    from ..core import negotiation
+
+    rules = load(args.rules)
+    best = negotiation.best_ask(args.psychology, args.modifier, rules=rules)
+    asks = args.ask if args.ask else None
+    frame = negotiation.ask_table(args.psychology, asks, args.modifier, rules=rules)
+    frame = frame.reset_index()
+    frame["best"] = frame["ask"] == best
+    emit(frame, args.format, title=f"best ask: X = {best} %")
+    return 0
+
+
+def _treat(args) -> int:
+    from ..core import treatment
+
+    rules = load(args.rules)
+    rows = []
+    for level in args.level:
+        p = treatment.treatment_chance(args.cunning, args.injury, level, rules=rules)
+        minutes = treatment.expected_cure_minutes(args.cunning, args.injury, level, rules=rules)
+        rows.append({"cunning": args.cunning, "injury": args.injury, "level": level,
+                     "chance": p, "expected_minutes": minutes,
+                     "expected_hours": minutes / 60})
+    emit(pd.DataFrame(rows), args.format)
+    return 0
+
+
+def _rescue(args) -> int:
+    from ..core import rescue
+
+    rules = load(args.rules)
+    sim = rescue.simulate(arrival=args.arrival, negative_hp=args.negative_hp,
+                          wounds=args.wounds, action=args.action, action_ap=args.ap,
+                          heal=args.heal, trials=args.trials, seed=args.seed,
+                          workers=args.workers, rules=rules)
+    emit(sim.extra["death"], args.format)
+    return 0
+
+
+def _segment(text: str) -> tuple[str, str]:
+    hours, sep, score = text.partition(":")
+    if not sep or not hours or not score:
+        raise argparse.ArgumentTypeError(f"a rest segment is HOURS:SCORE (e.g. 8:15 or 8:good), "
+                                         f"got {text!r}")
+    return hours, score
+
+
+def _rest(args) -> int:
+    from ..core import rest
+
+    rules = load(args.rules)
+    segments = []
+    for i, (hours, score) in enumerate(args.segments):
+        try:
+            h = int(hours)
+        except ValueError:
+            raise ValueError(f"segments[{i}] hours must be a whole number, got {hours!r}") from None
+        try:
+            s = int(score)
+        except ValueError:
+            s = rest.quick_score(score, rules=rules)
+        segments.append((h, s))
+    frame = rest.rest_log(segments, hp=args.hp, max_hp=args.max_hp, rules=rules)
+    emit(frame, args.format, title=f"regeneration: {int(frame['regeneration'].sum())}")
+    return 0
+
+
+# --- GM guide ---------------------------------------------------------------------------
+def _calibrate(args) -> int:
+    from ..guide import encounters
+
+    rules = load(args.rules)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", encounters.EncounterAdvice)
+        cal = encounters.calibration(args.ratios, args.pcs, lang=args.lang, rules=rules)
+    for w in caught:
+        if issubclass(w.category, encounters.EncounterAdvice):
+            print(f"balance: advice: {w.message}", file=sys.stderr)
+    emit(pd.DataFrame([{"ratios": " + ".join(args.ratios), "pcs": args.pcs,
+                        "calibration": str(cal[0]), "value": float(cal[0]),
+                        "challenge": cal[1]}]), args.format)
+    return 0
+
+
+def _fight(args) -> int:
+    from ..guide import fights
+
+    rules = load(args.rules)
+    sim = fights.simulate(args.creatures, args.party or None, level=args.level,
+                          trials=args.trials, seed=args.seed, workers=args.workers, rules=rules)
+    table = sim.table.drop(columns=[c for c in ("seed", "fingerprint") if c in sim.table])
+    emit(table, args.format)
+    return 0
+
+
+def _charisma(args) -> int:
+    from ..guide import economy
+
+    rules = load(args.rules)
+    out = economy.charisma_negotiation(args.price, args.charisma, args.difficulty,
+                                       selling=args.selling, rules=rules)
+    frame = pd.DataFrame({"outcome": list(out.attrs["prices"]),
+                          "probability": [out[k] for k in out.attrs["prices"]],
+                          "price": list(out.attrs["prices"].values())})
+    emit(frame, args.format, title=f"expected price: {out['expected_price']:.2f}")
+    return 0
+
+
+# --- percentile rules -------------------------------------------------------------------
+def _tiers(args) -> int:
+    from .. import percentile
+
+    rules = load(args.rules)
+    s = percentile.tiers(args.skill, args.grade, rules=rules)
+    frame = pd.DataFrame({"tier": s.index, "probability": s.to_numpy()})
+    emit(frame, args.format, title=f"skill {args.skill} %, grade {args.grade or 'Standard'}")
+    return 0
+
+
+def _opposed(args) -> int:
+    from .. import percentile
+
+    rules = load(args.rules)
+    s = percentile.opposed(args.first, args.second, first_grade=args.first_grade,
+                           second_grade=args.second_grade, rules=rules)
+    emit(pd.DataFrame({"outcome": s.index, "probability": s.to_numpy()}), args.format)
+    return 0
+
+
+def _parser(sub, name: str, help: str, description: str, func) -> argparse.ArgumentParser:
+    p = sub.add_parser(name, help=help, description=description)
+    add_rules(p)
+    add_format(p)
+    p.set_defaults(func=func)
+    return p
+
+
+def register(sub) -> None:
+    """Add the quick queries to ``balance``'s subparsers."""
+    p = _parser(sub, "death", "death chance when stabilised or healed (core rules 1.2)",
+                "P(death) of the critical-injury roll after SECONDS at -NEGATIVE_HP HP with "
+                "WOUNDS unhealed injuries; 1 at the automatic-death time. Each option takes "
+                "one or more values (every combination is answered).", _death)
+    _ints(p, "--seconds", "seconds spent at negative HP", required=True)
+    _ints(p, "--negative-hp", "negative HP as a positive number (>= 1)", required=True)
+    _ints(p, "--wounds", "critical injuries not yet healed (default 0)", default=[0])
+
+    p = _parser(sub, "injuries", "outcome distribution of one critical-injury roll (1.2)",
+                "Every injury's probability (English and French names, test modifier) and "
+                "death; exact, or simulated with 95 % intervals with --trials.", _injuries)
+    p.add_argument("--seconds", type=int, required=True, help="seconds at negative HP")
+    p.add_argument("--negative-hp", type=int, required=True, help="negative HP (>= 1)")
+    p.add_argument("--wounds", type=int, default=0, help="unhealed injuries (default 0)")
+    p.add_argument("--all", action="store_true", help="also list impossible outcomes")
+    _mc(p, None)
+
+    p = _parser(sub, "test", "chance of a d20 Test, roll under (1.1)",
+                "Success chance of a Test on CHARACTERISTIC (+ modifier); --points lists the "
+                "distribution of the points (S.P. >= 0, F.P. < 0).", _test)
+    p.add_argument("characteristic", type=int, help="the characteristic's value")
+    p.add_argument("--modifier", type=int, default=0, help="modifiers to the characteristic")
+    p.add_argument("--points", action="store_true", help="list the points distribution")
+
+    p = _parser(sub, "negotiate", "Psychology negotiation: what to ask for (1.5)",
+                "Outcome of asking X % with a Psychology Test: chances of unchanged / partial "
+                "/ full and the expected price change; the best ask is marked.", _negotiate)
+    p.add_argument("--psychology", type=int, required=True, help="Psychology value")
+    p.add_argument("--ask", type=float, nargs="+", metavar="X",
+                   help="asks to evaluate, in %% (default: every ask that can pay off)")
+    p.add_argument("--modifier", type=int, default=0, help="modifiers to Psychology")
+
+    p = _parser(sub, "treat", "treating an injury: chance and expected time (1.3)",
+                "Chance of one treatment attempt and the expected time to succeed, retrying "
+                "as the rules allow (light: hourly, full: daily).", _treat)
+    p.add_argument("--cunning", type=int, required=True, help="the healer's Cunning")
+    p.add_argument("--injury", required=True, help="injury name, English or French")
+    p.add_argument("--level", nargs="+", default=["light", "full"],
+                   help="light and/or full (default both)")
+
+    p = _parser(sub, "rescue", "simulate dying and rescue (1.2-1.4)",
+                "Death split into death on the roll and automatic death, per wound count, "
+                "with 95 % intervals and the exact value.", _rescue)
+    p.add_argument("--arrival", default="0", help="rescuer's arrival in seconds: a number or "
+                   "dice, e.g. 10+1d20 (default 0)")
+    p.add_argument("--negative-hp", default="1",
+                   help="negative HP: a number or dice, e.g. 1d6 (default 1)")
+    _ints(p, "--wounds", "wound counts to simulate (default 0 1 2 3)", default=[0, 1, 2, 3])
+    p.add_argument("--action", choices=("support", "heal"), default="support",
+                   help="the rescuer's action: support (stabilises at 0 HP) or heal (restores "
+                        "--heal HP); default support")
+    p.add_argument("--ap", type=int, default=1, help="A.P. of the action (default 1)")
+    p.add_argument("--heal", type=int, default=None, help="HP healed (action heal)")
+    _mc(p, 1_000_000)
+
+    p = _parser(sub, "rest", "regeneration of a rest (core rules 1.6)",
+                "HP (and Flux) regenerated by consecutive rest segments, each HOURS:SCORE "
+                "(a score, or a quick score: poor, adequate, good, excellent), with the "
+                "12-hours-in-24 cap.", _rest)
+    p.add_argument("segments", nargs="+", type=_segment, metavar="HOURS:SCORE",
+                   help="e.g. 8:15, or 3:13 5:12 for an interrupted rest")
+    p.add_argument("--hp", type=int, default=None, help="current HP (default 0 with --max-hp)")
+    p.add_argument("--max-hp", type=int, default=None, help="maximum HP (caps the gain)")
+
+    p = _parser(sub, "calibrate", "encounter calibration and challenge (GM guide 2.4)",
+                "Calibration = sum of the creatures' adversity ratios - number of PCs, and "
+                "its challenge level. Advice the encounter does not follow goes to stderr.",
+                _calibrate)
+    p.add_argument("ratios", nargs="+", help="adversity ratios, e.g. 3/1 1/2 1/2")
+    p.add_argument("--pcs", type=int, default=4, help="number of PCs (default 4)")
+    add_lang(p, "language of the challenge name")
+
+    p = _parser(sub, "fight", "simulate a fight of the default party (GM guide 2.3)",
+                "Win, draw and knockout rates of the party against CREATURES (bestiary "
+                "names), with 95 % intervals.", _fight)
+    p.add_argument("creatures", nargs="+", help="bestiary names, e.g. Goblin Goblin")
+    p.add_argument("--party", nargs="+", help="PC names (default: the rules' party)")
+    p.add_argument("--level", type=int, default=None, help="party and creature level")
+    _mc(p, 20_000)
+
+    p = _parser(sub, "charisma", "Charisma negotiation of the GM guide (2.6)",
+                "Outcome distribution and prices of a Charisma negotiation.", _charisma)
+    p.add_argument("--price", type=int, required=True, help="price in NX")
+    p.add_argument("--charisma", type=int, required=True, help="CHA modifier")
+    p.add_argument("--difficulty", type=int, default=14, help="difficulty (default 14)")
+    p.add_argument("--selling", action="store_true", help="selling instead of buying")
+
+    p = _parser(sub, "tiers", "d100 skill roll tiers (percentile rules 3.1)",
+                "Chances of fumble, failure, success and critical at SKILL %.", _tiers)
+    p.add_argument("skill", type=int, help="skill in %%")
+    p.add_argument("--grade", default=None,
+                   help="difficulty grade (Very Easy, Easy, Standard, Hard, Formidable, "
+                        "Herculean, Hopeless; English or French)")
+
+    p = _parser(sub, "opposed", "opposed d100 rolls (3.1)",
+                "Chances that the first side wins, the second wins, or a stalemate.", _opposed)
+    p.add_argument("first", type=int, help="first side's skill in %%")
+    p.add_argument("second", type=int, help="second side's skill in %%")
+    p.add_argument("--first-grade", default=None, help="first side's difficulty grade")
+    p.add_argument("--second-grade", default=None, help="second side's difficulty grade")

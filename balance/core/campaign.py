@@ -1,0 +1,186 @@
+"""Campaign wound burden: many fights, knockouts, rescues and treatment in between
+(core rules, RULES.md §1.2-1.3).
+
+Each simulated character goes through ``fights`` fights. In each it is knocked out with
+probability ``knockout_chance``; a knocked-out character falls to ``-negative_hp`` HP, is
+rescued as in :mod:`balance.rescue` and rolls on the critical-injury table with its current
+count of unhealed injuries. Death is final. Between fights, ``hours_between`` hours of
+treatment under a policy: full treatment (removes the injury) and light treatment (removes
+symptoms only; the injury still counts), each injury getting the attempts that end within the
+interval as :func:`balance.treatment.attempts_within` counts them (one starts every
+``retry_minutes``).
+The Cunning test of an attempt takes the injury's row modifier and the level's bonus.
+
+>>> import balance as bl
+>>> res = bl.campaign.simulate(fights=5, knockout_chance=0.3, trials=20_000, seed=1)
+>>> list(res.table.columns)[:3]
+['fight', 'deaths', 'probability']
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+
+import numpy as np
+import pandas as pd
+
+from . import d20, injuries
+from ..errors import check_choice, check_integer, check_number
+from .rescue import RescuePlan, plan as rescue_plan
+from ..montecarlo.results import Simulation
+from ..rules import Rules, resolve
+from .treatment import attempts_within
+
+__all__ = ["CampaignPlan", "plan", "campaign_sampler", "simulate", "POLICIES"]
+
+POLICIES = ("both", "full", "light", "none")
+
+
+@dataclass(frozen=True)
+class CampaignPlan:
+    fights: int
+    knockout_chance: float
+    rescue: RescuePlan
+    cunning: int
+    hours_between: int
+    policy: str
+    start_wounds: int
+
+
+def plan(fights: int = 10, knockout_chance: float = 0.25, *, negative_hp="1d6",
+         arrival="6+1d8", action_ap: int = 1, cunning: int = 12, hours_between: int = 24,
+         policy: str = "both", start_wounds: int = 0,
+         rules: Rules | None = None) -> CampaignPlan:
+    """Validate a campaign scenario (see the module docstring)."""
+    rules = resolve(rules)
+    return CampaignPlan(
+        fights=check_integer("fights", fights, min=1, max=500),
+        knockout_chance=check_number("knockout_chance", knockout_chance, min=0, max=1),
+        rescue=rescue_plan(arrival, negative_hp, (0,), action="support", action_ap=action_ap,
+                           rules=rules),
+        cunning=check_integer("cunning", cunning, min=-100, max=100),
+        hours_between=check_integer("hours_between", hours_between, min=0, max=24 * 365),
+        policy=check_choice("policy", policy, POLICIES),
+        start_wounds=check_integer("start_wounds", start_wounds, min=0, max=50),
+    )
+
+
+def _attempt_chances(p: CampaignPlan, rules: Rules) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """Per-row success chance of one full and one light attempt, and attempts per interval."""
+    mods = injuries.injury_table(rules=rules)["modifier"].to_numpy()
+    treat = rules["treatment"]
+    full = d20.success_chance(p.cunning + mods + treat["full"]["bonus"], rules=rules)
+    light = d20.success_chance(p.cunning + mods + treat["light"]["bonus"], rules=rules)
+    minutes = p.hours_between * 60
+    n_full = attempts_within(minutes, "full", rules=rules) if p.policy in ("both", "full") else 0
+    n_light = attempts_within(minutes, "light", rules=rules) if p.policy in ("both", "light") \
+        else 0
+    return np.atleast_1d(full), np.atleast_1d(light), n_full, n_light
+
+
+def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,
+                     rules: Rules) -> dict[str, np.ndarray]:
+    """Monte Carlo kernel, vectorised over characters (loop over fights only).
+
+    Accumulates: deaths per fight; the histogram of unhealed injuries carried out of each
+    fight's treatment interval (last bin = dead); knockouts and deaths by injuries carried
+    (how much deadlier a knockout becomes); symptomatic injuries carried.
+    """
+    inj = rules["injuries"]
+    rows = len(inj["table"])
+    F = plan.fights
+    slots = F + plan.start_wounds
+    full_p, light_p, n_full, n_light = _attempt_chances(plan, rules)
+    # probability that an injury of each row survives the interval's attempts
+    keep_full = (1 - full_p) ** n_full
+    keep_symptom = (1 - light_p) ** n_light
+    row = np.full((n, slots), -1, dtype=np.int16)          # -1: empty slot
+    symptomatic = np.zeros((n, slots), dtype=bool)
+    if plan.start_wounds:
+        row[:, :plan.start_wounds] = 0  # pre-existing injuries: first row (no modifier)
+        symptomatic[:, :plan.start_wounds] = True
+    alive = np.ones(n, dtype=bool)
+    deaths = np.zeros(F, dtype=np.int64)
+    carried = np.zeros((F, slots + 2), dtype=np.int64)     # 0..slots wounds, last: dead
+    ko_by_wounds = np.zeros((2, slots + 1), dtype=np.int64)  # knocked out / died, by wounds
+    symptoms = np.zeros((F, slots + 1), dtype=np.int64)
+    auto = inj["automatic_death_seconds"]
+    charge = plan.rescue.charge_seconds
+    for f in range(F):
+        ko = alive & (rng.random(n) < plan.knockout_chance)
+        idx = np.flatnonzero(ko)
+        wounds = (row[idx] >= 0).sum(axis=1)
+        seconds = plan.rescue.arrival.sample(idx.size, rng) + charge
+        npv = plan.rescue.negative_hp.sample(idx.size, rng)
+        face = rng.integers(1, inj["die"] + 1, size=idx.size)
+        total = face + injuries.roll_modifier_unchecked(seconds, npv, wounds, rules)
+        code = np.where(seconds >= auto, rows, injuries.outcome_rows(total, rules))
+        died = code >= rows
+        ko_by_wounds[0] += np.bincount(wounds, minlength=slots + 1)
+        ko_by_wounds[1] += np.bincount(wounds[died], minlength=slots + 1)
+        deaths[f] = died.sum()
+        alive[idx[died]] = False
+        hurt = idx[~died]
+        free = np.argmax(row[hurt] < 0, axis=1)  # first empty slot
+        row[hurt, free] = code[~died]
+        symptomatic[hurt, free] = True
+        # treatment interval after the fight
+        live = alive[:, None] & (row >= 0)
+        r = np.where(live, row, 0)
+        removed = live & (rng.random((n, slots)) >= keep_full[r])
+        row[removed] = -1
+        symptomatic &= ~removed
+        relieved = symptomatic & (rng.random((n, slots)) >= keep_symptom[r])
+        symptomatic &= ~relieved
+        count = (row >= 0).sum(axis=1)
+        carried[f] = np.bincount(np.where(alive, count, slots + 1), minlength=slots + 2)
+        symptoms[f] = np.bincount(symptomatic[alive].sum(axis=1), minlength=slots + 1)
+    return {"deaths": deaths, "carried": carried, "ko_by_wounds": ko_by_wounds,
+            "symptomatic": symptoms}
+
+
+def simulate(fights: int = 10, knockout_chance: float = 0.25, *, negative_hp="1d6",
+             arrival="6+1d8", action_ap: int = 1, cunning: int = 12, hours_between: int = 24,
+             policy: str = "both", start_wounds: int = 0, trials: int = 1_000_000, seed=None,
+             rules: Rules | None = None, **run_options) -> Simulation:
+    """Simulate a campaign's wound burden.
+
+    Returns a :class:`~balance.results.Simulation`:
+
+    - ``.table``: cumulative death probability after fights 1..N, with its Wilson band;
+    - ``.extra["wounds"]``: per fight, the distribution of unhealed injuries carried into the
+      next fight (``wounds`` = number, or ``"dead"``), with intervals;
+    - ``.extra["knockout_risk"]``: P(death | knocked out carrying n injuries), with intervals;
+    - ``.extra["mean_wounds"]``: mean unhealed injuries among survivors after each fight.
+    """
+    from .. import montecarlo
+
+    rules = resolve(rules)
+    p = plan(fights, knockout_chance, negative_hp=negative_hp, arrival=arrival,
+             action_ap=action_ap, cunning=cunning, hours_between=hours_between, policy=policy,
+             start_wounds=start_wounds, rules=rules)
+    res = montecarlo.run(partial(campaign_sampler, plan=p, rules=rules), trials, seed=seed,
+                         rules=rules, label="campaign", **run_options)
+    tot = res.totals
+    fight = pd.Index(np.arange(1, p.fights + 1), name="fight")
+    cumulative = np.cumsum(tot["deaths"])
+    table = montecarlo.proportion_table(cumulative, res.trials, index=fight).reset_index()
+    table.insert(1, "deaths", cumulative)
+    table = table.rename(columns={"estimate": "probability"})
+    slots = tot["carried"].shape[1] - 2
+    labels = [str(i) for i in range(slots + 1)] + ["dead"]
+    wounds = montecarlo.proportion_table(
+        tot["carried"], res.trials,
+        index=pd.MultiIndex.from_product([fight, labels], names=["fight", "wounds"]))
+    wounds = wounds.rename(columns={"estimate": "probability"}).reset_index()
+    ko, ko_died = tot["ko_by_wounds"]
+    seen = np.flatnonzero(ko)
+    risk = montecarlo.proportion_table(ko_died[seen], ko[seen],
+                                       index=pd.Index(seen, name="wounds_carried"))
+    risk = risk.rename(columns={"estimate": "probability"}).reset_index()
+    alive_counts = tot["carried"][:, :-1]
+    mean = (alive_counts * np.arange(slots + 1)).sum(axis=1) / np.maximum(alive_counts.sum(axis=1), 1)
+    mean_wounds = pd.DataFrame({"fight": fight, "mean_wounds": mean,
+                                "survivors": alive_counts.sum(axis=1)})
+    return Simulation(table=table, result=res,
+                      extra={"wounds": wounds, "knockout_risk": risk, "mean_wounds": mean_wounds})

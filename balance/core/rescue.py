@@ -1,0 +1,306 @@
+"""Dying and rescue, as a process (core rules, RULES.md §1.2-1.4).
+
+A creature falls to ``-negative_hp`` HP (fixed, or a damage-overshoot dice expression). A
+rescuer arrives after ``arrival`` seconds (fixed or dice), then charges a Support action of
+``action_ap`` A.P. (at ``time.ap_per_second``, completing at the end of its last second) or
+a heal of ``heal`` HP that takes ``action_ap`` seconds. The creature has spent
+``arrival + charge`` seconds dying when the critical-injury roll is made; at
+``automatic_death_seconds`` it dies without a roll, whatever the rescuer was doing.
+
+>>> import balance as bl
+>>> res = bl.rescue.simulate(arrival="6+1d8", negative_hp="1d6", wounds=[0, 1], trials=20_000, seed=1)
+>>> sorted(res.table.columns)[:3]
+['ci_high', 'ci_low', 'exact']
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import partial
+
+import numpy as np
+import pandas as pd
+
+from .. import dice
+from . import injuries
+from ..errors import check_choice, check_integer, check_integer_array
+from ..montecarlo.results import Simulation
+from ..rules import Rules, resolve
+
+__all__ = ["RescuePlan", "plan", "rescue_sampler", "simulate", "curve", "exact_outcomes"]
+
+
+@dataclass(frozen=True)
+class RescuePlan:
+    """A validated rescue scenario. ``arrival`` and ``negative_hp`` are dice expressions
+    (a fixed number is the expression ``"6"``); ``charge_seconds`` the action's duration."""
+
+    arrival: dice.Dice
+    negative_hp: dice.Dice
+    wounds: tuple[int, ...]
+    action: str
+    action_ap: int
+    heal: int | None
+    charge_seconds: int
+
+
+def plan(arrival="0", negative_hp="1", wounds=(0,), *, action: str = "support",
+         action_ap: int = 1, heal: int | None = None, rules: Rules | None = None) -> RescuePlan:
+    """Validate a rescue scenario (see module docstring). ``action`` is "support" or "heal"."""
+    rules = resolve(rules)
+    arr = _dice_arg("arrival", arrival, minimum=0)
+    npv = _dice_arg("negative_hp", negative_hp, minimum=1)
+    w = tuple(int(x) for x in np.atleast_1d(check_integer_array("wounds", wounds, min=0, max=50)))
+    if not w:
+        raise ValueError("wounds must name at least one wound count, e.g. [0, 1, 2, 3]")
+    action = check_choice("action", action, ("support", "heal"))
+    ap = check_integer("action_ap", action_ap, min=0, max=1000)
+    if action == "heal":
+        if heal is None:
+            raise ValueError("heal must be given (HP restored, >= 1) when action='heal'")
+        heal = check_integer("heal", heal, min=1, max=100_000)
+    elif heal is not None:
+        raise ValueError("heal is only for action='heal'; a Support action stabilises to 0 HP")
+    if action == "support":
+        charge = math.ceil(ap / rules["time"]["ap_per_second"])
+    else:
+        charge = ap  # a heal that takes k seconds
+    return RescuePlan(arr, npv, w, action, ap, heal, charge)
+
+
+def _dice_arg(name: str, value, minimum: int) -> dice.Dice:
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        check_integer(name, value, min=minimum)
+    try:
+        parsed = dice.parse(value)
+    except ValueError as exc:
+        raise ValueError(f"{name}: {exc}") from None
+    if parsed.min < minimum:
+        raise ValueError(f"{name} must never be below {minimum}; '{parsed}' can give {parsed.min}")
+    return parsed
+
+
+def rescue_sampler(n: int, rng: np.random.Generator, *, plan: RescuePlan, rules: Rules,
+                   time_grid: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """Monte Carlo kernel. Counts, per wound count, of every outcome (table rows, death on
+    the roll, automatic death) and, per arrival second (clipped at the automatic-death
+    time), of trials and deaths — the curve against rescue time.
+
+    With ``time_grid`` the arrival is drawn uniformly from the grid instead of ``plan.arrival``
+    (to trace a curve). The same draws serve every wound count (common random numbers).
+    """
+    inj = rules["injuries"]
+    auto = inj["automatic_death_seconds"]
+    rows = len(inj["table"])
+    if time_grid is None:
+        arrival = plan.arrival.sample(n, rng)
+    else:
+        arrival = time_grid[rng.integers(0, time_grid.size, size=n)]
+    npv = plan.negative_hp.sample(n, rng)
+    face = rng.integers(1, inj["die"] + 1, size=n)
+    seconds = arrival + plan.charge_seconds
+    automatic = seconds >= auto
+    t_bin = np.minimum(arrival, auto)
+    nw = len(plan.wounds)
+    outcome = np.zeros((nw, rows + 2), dtype=np.int64)
+    by_time = np.zeros((nw, auto + 1, 3), dtype=np.int64)  # trials, roll deaths, automatic
+    by_time[:, :, 0] = np.bincount(t_bin, minlength=auto + 1)  # same draws for every wound count
+    by_time[:, :, 2] = np.bincount(t_bin[automatic], minlength=auto + 1)
+    for i, w in enumerate(plan.wounds):
+        total = face + injuries.roll_modifier_unchecked(seconds, npv, w, rules)
+        code = np.where(automatic, rows + 1, injuries.outcome_rows(total, rules))
+        outcome[i] = np.bincount(code, minlength=rows + 2)
+        by_time[i, :, 1] = np.bincount(t_bin[code == rows], minlength=auto + 1)
+    return {"outcome": outcome, "by_time": by_time}
+
+
+def exact_outcomes(p: RescuePlan, *, rules: Rules | None = None) -> np.ndarray:
+    """Exact outcome probabilities ``(wounds, rows + 2)`` (one roll per rescue, so it is exact).
+
+    The roll depends on the arrival and the negative HP only through
+    ``s = (1 + hp_loss_per_second) x seconds + negative_hp`` (``k = (wounds + 1) s``,
+    RULES.md 1.2), so the distribution of ``s`` is a 1-D convolution of the two
+    distributions (never their product grid), cut at the death threshold; the roll
+    ``1d{die} + k`` then lands in each row by cumulative sums. Arrivals that reach
+    ``automatic_death_seconds`` die without a roll.
+    """
+    rules = resolve(rules)
+    inj = rules["injuries"]
+    arr, npv = p.arrival.distribution(), p.negative_hp.distribution()
+    seconds = arr.index.to_numpy(np.int64) + p.charge_seconds
+    auto = seconds >= inj["automatic_death_seconds"]
+    weight = arr.to_numpy()
+    rows = len(inj["table"])
+    out = np.zeros((len(p.wounds), rows + 2))
+    out[:, -1] = weight[auto].sum()
+    if auto.all():
+        return out
+    scale = 1 + inj["hp_loss_per_second"]
+    for i, w in enumerate(p.wounds):
+        k_pmf = _modifier_pmf(seconds[~auto] * scale, weight[~auto], npv, w + 1,
+                              inj["death_threshold"])
+        out[i, :rows], out[i, rows] = _roll_outcomes(k_pmf, rules)
+    return out
+
+
+def _modifier_pmf(shift: np.ndarray, weight: np.ndarray, npv: pd.Series, factor: int,
+                  threshold: int) -> np.ndarray:
+    """Probabilities of the roll modifier ``k = factor x (shift + negative_hp)`` over
+    ``k = 0 .. threshold``, every ``k >= threshold`` (certain death) lumped in the last."""
+    cut = -(-threshold // factor)  # s >= cut gives k >= threshold
+    a = np.bincount(np.minimum(shift, cut), weights=weight, minlength=cut + 1)[:cut]
+    values = npv.index.to_numpy(np.int64)
+    b = np.bincount(np.minimum(values, cut), weights=npv.to_numpy(), minlength=cut + 1)[:cut]
+    s_pmf = dice.convolve(a, b)[:cut]
+    k_pmf = np.zeros(threshold + 1)
+    k_pmf[np.arange(cut) * factor] = s_pmf
+    k_pmf[threshold] = max(0.0, weight.sum() - s_pmf.sum())
+    return k_pmf
+
+
+def _death_by_arrival(times: np.ndarray, p: RescuePlan, w: int, rules: Rules) -> np.ndarray:
+    """Exact P(death) for a rescuer arriving at each of ``times`` (seconds), over the
+    negative-HP distribution: ``G(x) = sum_v P(v) death_on_roll((w + 1)(x + v))`` with
+    ``x = (1 + hp_loss_per_second)(time + charge)``, for every ``x`` at once as one 1-D
+    correlation (never a times x negative-HP grid); 1 from the automatic death on."""
+    inj = rules["injuries"]
+    seconds = np.asarray(times, np.int64) + p.charge_seconds
+    out = np.ones(seconds.size)
+    factor, threshold = w + 1, inj["death_threshold"]
+    cut = -(-threshold // factor)  # s >= cut: certain death on the roll
+    x = seconds * (1 + inj["hp_loss_per_second"])
+    rolled = (seconds < inj["automatic_death_seconds"]) & (x < cut)
+    if not rolled.any():
+        return out
+    npv = p.negative_hp.distribution()
+    b = np.bincount(np.minimum(npv.index.to_numpy(np.int64), cut), weights=npv.to_numpy(),
+                    minlength=cut + 1)  # b[cut]: every total of cut or more
+    e = injuries.death_on_roll(factor * np.minimum(np.arange(2 * cut + 1), cut), rules)
+    g = dice.convolve(e, b[::-1])  # g[x + cut] = sum_v b[v] e[x + v]
+    out[rolled] = np.clip(g[x[rolled] + cut], 0.0, 1.0)
+    return out
+
+
+def _roll_outcomes(k_pmf: np.ndarray, rules: Rules) -> tuple[np.ndarray, float]:
+    """``(P(each table row), P(death on the roll))`` of ``1d{die} + k`` for ``k`` distributed
+    as ``k_pmf`` over ``0 .. death_threshold`` (RULES.md 1.2), by cumulative sums."""
+    inj = rules["injuries"]
+    die, threshold = inj["die"], inj["death_threshold"]
+    cum = np.concatenate([[0.0], np.cumsum(k_pmf)])  # cum[j] = P(k < j)
+    totals = np.arange(threshold)  # a total t < threshold: some face f in 1..die has k = t - f
+    total_pmf = (cum[np.clip(totals, 0, None)] - cum[np.clip(totals - die, 0, None)]) / die
+    at_most = np.concatenate([[0.0], np.cumsum(total_pmf)])  # at_most[j] = P(total < j)
+    low, high = injuries._bounds(rules)
+    rows = at_most[np.clip(high + 1, 0, threshold)] - at_most[np.clip(low, 0, threshold)]
+    death = float(k_pmf @ injuries.death_on_roll(np.arange(threshold + 1), rules))
+    return np.clip(rows, 0.0, None), death
+
+
+def _labels(rules: Rules) -> pd.DataFrame:
+    table = injuries.injury_table(rules=rules)[["injury", "injury_fr", "modifier"]]
+    death, auto = rules["injuries"]["death"], rules["injuries"]["automatic_death"]
+    extra = pd.DataFrame({"injury": [f"{death['en']} (roll)", auto["en"]],
+                          "injury_fr": [f"{death['fr']} (jet)", auto["fr"]],
+                          "modifier": [pd.NA, pd.NA]})
+    frame = pd.concat([table, extra], ignore_index=True)
+    frame["modifier"] = frame["modifier"].astype("Int64")
+    return frame
+
+
+def simulate(arrival="0", negative_hp="1", wounds=(0, 1, 2, 3), *, action: str = "support",
+             action_ap: int = 1, heal: int | None = None, trials: int = 1_000_000, seed=None,
+             rules: Rules | None = None, **run_options) -> Simulation:
+    """Simulate a rescue scenario.
+
+    Returns a :class:`~balance.results.Simulation`:
+
+    - ``.table``: per wound count, every outcome (each injury, death on the roll, automatic
+      death) with probability, ci_low, ci_high, se and the ``exact`` value;
+    - ``.extra["death"]``: per wound count, P(death) split into ``roll`` and ``automatic`` and
+      their total, with intervals and the exact value;
+    - ``.extra["by_time"]``: per wound count and arrival second, P(death) with its Wilson band
+      (where the arrival distribution puts trials).
+    """
+    from .. import montecarlo
+
+    rules = resolve(rules)
+    p = plan(arrival, negative_hp, wounds, action=action, action_ap=action_ap, heal=heal,
+             rules=rules)
+    sampler = partial(rescue_sampler, plan=p, rules=rules)
+    res = montecarlo.run(sampler, trials, seed=seed, rules=rules, label="rescue", **run_options)
+    return _summarise(res, p, rules)
+
+
+def curve(times=range(0, 176, 5), negative_hp="1", wounds=(0, 1, 2, 3), *,
+          action: str = "support", action_ap: int = 1, heal: int | None = None,
+          trials: int = 1_000_000, seed=None, rules: Rules | None = None,
+          **run_options) -> pd.DataFrame:
+    """Death probability against rescue (arrival) time, with its 95 % band, for each wound
+    count, in one call. Arrival times are drawn uniformly from ``times``; the ``exact``
+    column is the closed form, for checking.
+
+    Returns a tidy DataFrame: wounds, arrival, trials, deaths, probability, ci_low, ci_high,
+    se, exact.
+    """
+    from .. import montecarlo
+
+    rules = resolve(rules)
+    wall = rules["injuries"]["automatic_death_seconds"]
+    grid = np.unique(check_integer_array("times", times, min=0, max=max(10_000, wall)))
+    if grid.size == 0:
+        raise ValueError("times must hold at least one arrival time in seconds")
+    p = plan(0, negative_hp, wounds, action=action, action_ap=action_ap, heal=heal, rules=rules)
+    sampler = partial(rescue_sampler, plan=p, rules=rules, time_grid=grid)
+    res = montecarlo.run(sampler, trials, seed=seed, rules=rules, label="rescue curve",
+                         **run_options)
+    frame = _by_time(res, p, rules)
+    return frame[frame["arrival"].isin(np.minimum(grid, rules["injuries"]["automatic_death_seconds"]))]
+
+
+def _by_time(res, p: RescuePlan, rules: Rules) -> pd.DataFrame:
+    from .. import montecarlo
+
+    by_time = res.totals["by_time"]
+    auto = rules["injuries"]["automatic_death_seconds"]
+    frames = []
+    for i, w in enumerate(p.wounds):
+        trials_t = by_time[i, :, 0]
+        deaths = by_time[i, :, 1] + by_time[i, :, 2]
+        seen = np.flatnonzero(trials_t)
+        table = montecarlo.proportion_table(deaths[seen], trials_t[seen],
+                                            index=pd.Index(seen, name="arrival"))
+        exact = _death_by_arrival(seen, p, w, rules)
+        table = table.rename(columns={"estimate": "probability"}).reset_index()
+        table.insert(0, "wounds", w)
+        table.insert(2, "deaths", deaths[seen])
+        table["exact"] = exact
+        frames.append(table)
+    out = pd.concat(frames, ignore_index=True)
+    out.attrs["automatic_death_seconds"] = auto
+    return out
+
+
+def _summarise(res, p: RescuePlan, rules: Rules) -> Simulation:
+    from .. import montecarlo
+
+    labels = _labels(rules)
+    exact = exact_outcomes(p, rules=rules)
+    outcome = res.totals["outcome"]
+    frames, deaths = [], []
+    for i, w in enumerate(p.wounds):
+        table = montecarlo.proportion_table(outcome[i], res.trials).reset_index(drop=True)
+        table = pd.concat([labels, table[["estimate", "ci_low", "ci_high", "se"]]], axis=1)
+        table = table.rename(columns={"estimate": "probability"})
+        table.insert(0, "wounds", w)
+        table["exact"] = exact[i]
+        frames.append(table)
+        roll, automatic = outcome[i, -2], outcome[i, -1]
+        d = montecarlo.proportion_table(
+            np.array([roll, automatic, roll + automatic]), res.trials,
+            index=pd.Index(["roll", "automatic", "total"], name="death")).reset_index()
+        d.insert(0, "wounds", w)
+        d["exact"] = [exact[i, -2], exact[i, -1], exact[i, -2] + exact[i, -1]]
+        deaths.append(d.rename(columns={"estimate": "probability"}))
+    return Simulation(table=pd.concat(frames, ignore_index=True), result=res,
+                      extra={"death": pd.concat(deaths, ignore_index=True),
+                             "by_time": _by_time(res, p, rules)})

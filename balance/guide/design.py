@@ -1,0 +1,159 @@
+"""Design limits of the GM guide: ancestries, classes and creatures (RULES.md §2.1).
+
+A check never raises for a broken *limit*: it returns a :class:`DesignReport` listing every
+problem with the limit and by how much it is broken, so a designer sees them all at once
+(``report.raise_if_invalid()`` turns them into one ``ValueError``). Malformed input (a stat
+that does not exist, a value that is not an integer) raises at once.
+
+>>> import balance as bl
+>>> r = bl.design.check_ancestry(STR=2, DEX=2, CON=-1, adaptability=1)
+>>> r.ok, r.total, r.free_points
+(True, 3, 0)
+>>> bl.design.check_class(STR=4, DEX=-1).problems
+('STR = +4 is above the maximum +3 by 1',)
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from ..errors import check_integer, did_you_mean
+from ..rules import Rules, resolve
+
+__all__ = ["DesignReport", "check_ancestry", "check_class", "check_creature", "stat_meaning",
+           "stat_values"]
+
+
+@dataclass(frozen=True)
+class DesignReport:
+    """Outcome of a design check.
+
+    Attributes
+    ----------
+    what : str
+        ``"ancestry"``, ``"class"`` or ``"creature"``.
+    values : Mapping[str, int]
+        The six stats (missing ones count as 0).
+    total : int
+        Their sum.
+    free_points : int
+        Free stat points (ancestry/class: ``modifier_sum_max - total`` when positive).
+    problems : tuple of str
+        One line per broken limit, saying by how much; empty when the design is valid.
+    """
+
+    what: str
+    values: Mapping[str, int]
+    total: int
+    free_points: int
+    problems: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def raise_if_invalid(self) -> None:
+        """Raise one ``ValueError`` listing every problem (nothing when valid)."""
+        if self.problems:
+            raise ValueError(f"invalid {self.what}: " + "; ".join(self.problems))
+
+
+def stat_values(stats: Mapping[str, object] | None, extra: Mapping[str, object],
+                rules: Rules, *, what: str = "stats") -> dict[str, int]:
+    """The six stats from a mapping and/or keywords, as integers (missing -> 0).
+
+    Raises ``ValueError`` for an unknown stat name or a non-integer value.
+    """
+    names = list(rules["design"]["stats"])
+    given = dict(stats or {})
+    given.update(extra)
+    values = dict.fromkeys(names, 0)
+    for key, value in given.items():
+        match = next((n for n in names if n.lower() == str(key).lower()), None)
+        if match is None:
+            raise ValueError(f"unknown stat {key!r} in {what}{did_you_mean(str(key), names)}; "
+                             f"accepted: {', '.join(names)}")
+        values[match] = check_integer(match, value)
+    return values
+
+
+def _range_problems(values: Mapping[str, int], lo: int, hi: int) -> list[str]:
+    out = []
+    for name, v in values.items():
+        if v < lo:
+            out.append(f"{name} = {v:+d} is below the minimum {lo:+d} by {lo - v}")
+        elif v > hi:
+            out.append(f"{name} = {v:+d} is above the maximum {hi:+d} by {v - hi}")
+    return out
+
+
+def _modifiers(what: str, stats, extra, rules, adaptability: int | None) -> DesignReport:
+    rules = resolve(rules)
+    d = rules["design"]
+    values = stat_values(stats, extra, rules, what=what)
+    problems = _range_problems(values, d["modifier_min"], d["modifier_max"])
+    total = sum(values.values())
+    cap = d["modifier_sum_max"]
+    if total > cap:
+        problems.append(f"sum of modifiers {total:+d} is above the maximum {cap:+d} "
+                        f"by {total - cap}")
+    if adaptability is not None:
+        a = check_integer("adaptability", adaptability)
+        lo, hi = d["adaptability_min"], d["adaptability_max"]
+        if a < lo:
+            problems.append(f"adaptability {a} is below the minimum {lo} by {lo - a}")
+        elif a > hi:
+            problems.append(f"adaptability {a} is above the maximum {hi} by {a - hi}")
+    return DesignReport(what, MappingProxyType(values), total, max(cap - total, 0), tuple(problems))
+
+
+def check_ancestry(stats: Mapping[str, int] | None = None, *, adaptability: int = 0,
+                   rules: Rules | None = None, **modifiers: int) -> DesignReport:
+    """Check an ancestry's stat modifiers and adaptability points (RULES.md §2.1).
+
+    Each modifier in [-2, +3], their sum <= +3 (the shortfall becomes free stat points),
+    adaptability in 0..3. Stats by mapping or keyword (``STR=2``); missing ones are 0.
+    """
+    return _modifiers("ancestry", stats, modifiers, rules,
+                      check_integer("adaptability", adaptability))
+
+
+def check_class(stats: Mapping[str, int] | None = None, *, rules: Rules | None = None,
+                **modifiers: int) -> DesignReport:
+    """Check a class's stat modifiers (RULES.md §2.1): an ancestry's limits, no adaptability."""
+    return _modifiers("class", stats, modifiers, rules, None)
+
+
+def check_creature(stats: Mapping[str, int] | None = None, *,
+                   abilities: int | Sequence[str] = 0, rules: Rules | None = None,
+                   **values: int) -> DesignReport:
+    """Check a creature's stats (each in [-4, +6]) and ability count (at most 4), RULES.md §2.1.
+
+    ``abilities`` is a count, a list of names, or one name.
+    """
+    rules = resolve(rules)
+    d = rules["design"]
+    vals = stat_values(stats, values, rules, what="creature stats")
+    problems = _range_problems(vals, d["creature_stat_min"], d["creature_stat_max"])
+    if isinstance(abilities, str):  # one ability named
+        count = 1
+    elif isinstance(abilities, Sequence):
+        count = len(abilities)
+    else:
+        count = check_integer("abilities", abilities, min=0)
+    if count > d["max_abilities"]:
+        problems.append(f"{count} abilities is above the maximum {d['max_abilities']} by "
+                        f"{count - d['max_abilities']}")
+    return DesignReport("creature", MappingProxyType(vals), sum(vals.values()), 0, tuple(problems))
+
+
+def stat_meaning(value: int, *, lang: str = "en", rules: Rules | None = None) -> str:
+    """What a creature stat value means (RULES.md §2.1): ``stat_meaning(5) -> 'exceptional'``."""
+    rules = resolve(rules)
+    d = rules["design"]
+    v = check_integer("value", value, min=d["creature_stat_min"], max=d["creature_stat_max"])
+    for row in d["stat_meanings"]:
+        if row["low"] <= v and ("high" not in row or v <= row["high"]):
+            return row.get(lang) or row["en"]
+    raise ValueError(f"value {v} has no meaning in design.stat_meanings")

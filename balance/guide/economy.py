@@ -1,0 +1,238 @@
+"""Prices in NX: weapons, equipment, upgrades, resale, Charisma negotiation (RULES.md §2.6).
+
+>>> import balance as bl
+>>> bl.economy.weapon_cost(roll_bonus=2, damage="1d8", damage_bonus=2)
+160
+>>> bl.economy.equipment_cost(bonus=2)
+40
+>>> bl.economy.negotiated_price(200, "success")
+150
+
+Prices are exact; where the guide rounds it does so in the merchant's favour (buying: up,
+selling: down), with the directions as rules data.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+
+from .. import dice
+from ..errors import check_choice, check_integer
+from ..rules import Rules, resolve
+
+__all__ = ["weapon_cost", "damage_cost", "equipment_cost", "roll_upgrade_cost",
+           "bonus_upgrade_cost", "damage_upgrade_cost", "resale_price", "negotiated_price",
+           "charisma_negotiation", "bonus_caps", "OUTCOMES"]
+
+#: outcomes of a d20 check, worst first (RULES.md §2.3)
+OUTCOMES = ("critical_failure", "failure", "success", "critical_success")
+
+
+def _round(value: Fraction, direction: str) -> int:
+    if direction == "up":
+        return math.ceil(value)
+    if direction == "down":
+        return math.floor(value)
+    raise ValueError(f"rounding must be 'up' or 'down', got {direction!r}")
+
+
+def _check_flag(name: str, value: object) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def _dice_count(damage: str, rules: Rules) -> tuple[int, int, int]:
+    """(number of dice, their total value, constant) of a damage expression."""
+    expr = dice.parse(damage)
+    values = {row["faces"]: row["value"] for row in rules["economy"]["dice_values"]}
+    count = value = 0
+    for sign, n, faces in expr.terms:
+        if sign < 0 or faces not in values:
+            raise ValueError(f"damage {damage!r}: dice must be among "
+                             f"{', '.join(r['die'] for r in rules['economy']['dice_values'])}")
+        count += n
+        value += n * values[faces]
+    return count, value, expr.constant
+
+
+def bonus_caps(dice_count: int, *, rules: Rules | None = None) -> tuple[int, int]:
+    """Maxima of the roll bonus and the damage bonus for a weapon of ``dice_count`` dice.
+
+    Each die beyond the first lowers both caps by 1 (RULES.md §2.6).
+    """
+    e = resolve(rules)["economy"]
+    drop = e["cap_reduction_per_extra_die"] * (dice_count - 1)
+    return e["roll_bonus_max"] - drop, e["damage_bonus_max"] - drop
+
+
+def _weapon_parts(roll_bonus, damage, damage_bonus, two_handed, rules):
+    e = rules["economy"]
+    two_handed = _check_flag("two_handed", two_handed)
+    count, value, constant = _dice_count(damage, rules)
+    if damage_bonus is None:
+        damage_bonus = constant
+    elif constant:
+        raise ValueError(f"damage {damage!r} has a constant; give it as damage_bonus instead")
+    max_dice = e["max_dice_two_handed"] if two_handed else e["max_dice"]
+    if not 1 <= count <= max_dice:
+        raise ValueError(f"damage must roll between 1 and {max_dice} dice "
+                         f"({'two-handed' if two_handed else 'one-handed'}), got {count}")
+    roll_max, damage_max = bonus_caps(count, rules=rules)
+    extra = f" with {count} dice" if count > 1 else ""
+    roll_bonus = check_integer(f"roll_bonus{extra}", roll_bonus, min=e["roll_bonus_min"],
+                               max=roll_max)
+    damage_bonus = check_integer(f"damage_bonus{extra}", damage_bonus,
+                                 min=e["damage_bonus_min"], max=damage_max)
+    return roll_bonus, value, damage_bonus
+
+
+def damage_cost(damage: str, damage_bonus: int | None = None, *, two_handed: bool = False,
+                rules: Rules | None = None) -> int:
+    """Damage cost = dice x die value + damage bonus x 20 (1d8+2 -> 120), caps checked."""
+    rules = resolve(rules)
+    _, value, bonus = _weapon_parts(0, damage, damage_bonus, two_handed, rules)
+    return value + bonus * rules["economy"]["point_cost"]
+
+
+def weapon_cost(roll_bonus: int = 0, damage: str = "1d6", damage_bonus: int | None = None,
+                special: int = 0, *, two_handed: bool = False, rules: Rules | None = None) -> int:
+    """Weapon price = roll bonus x 20 + damage cost + special value (RULES.md §2.6).
+
+    ``damage`` is the dice (``"1d8"``; a constant such as ``"1d8+2"`` is read as the damage
+    bonus when ``damage_bonus`` is not given). Caps: roll bonus in [-3, +3], damage bonus in
+    [-5, +5], at most 3 dice (4 two-handed), each extra die lowering both maxima by 1.
+    ``special`` is the GM's value of the one special effect (may be negative).
+    """
+    rules = resolve(rules)
+    special = check_integer("special", special)
+    roll, value, bonus = _weapon_parts(roll_bonus, damage, damage_bonus, two_handed, rules)
+    cost = rules["economy"]["point_cost"]
+    return roll * cost + value + bonus * cost + special
+
+
+def equipment_cost(bonus: int = 0, special: int = 0, *, rules: Rules | None = None) -> int:
+    """Equipment price = bonus x 20 + special value, bonus in [-3, +3] (Arm guard +2 -> 40)."""
+    rules = resolve(rules)
+    e = rules["economy"]
+    bonus = check_integer("bonus", bonus, min=e["equipment_bonus_min"],
+                          max=e["equipment_bonus_max"])
+    return bonus * e["point_cost"] + check_integer("special", special)
+
+
+def roll_upgrade_cost(from_bonus: int, to_bonus: int, *, damage: str = "1d6",
+                      rules: Rules | None = None) -> int:
+    """Cost of raising a weapon's roll bonus (20 per point: +1 -> +3 costs 40).
+
+    The target must respect the cap for the weapon's dice (``damage``).
+    """
+    rules = resolve(rules)
+    e = rules["economy"]
+    count, _, _ = _dice_count(damage, rules)
+    roll_max, _ = bonus_caps(count, rules=rules)
+    lo = check_integer("from_bonus", from_bonus, min=e["roll_bonus_min"], max=roll_max)
+    hi = check_integer("to_bonus", to_bonus, min=lo, max=roll_max)
+    return (hi - lo) * e["point_cost"]
+
+
+def bonus_upgrade_cost(from_bonus: int, to_bonus: int, *, rules: Rules | None = None) -> int:
+    """Cost of raising an existing equipment bonus (20 per point, at most +3).
+
+    A new kind of bonus cannot be added by upgrading: price it as a special effect.
+    """
+    rules = resolve(rules)
+    e = rules["economy"]
+    lo = check_integer("from_bonus", from_bonus, min=e["equipment_bonus_min"],
+                       max=e["equipment_bonus_max"])
+    hi = check_integer("to_bonus", to_bonus, min=lo, max=e["equipment_bonus_max"])
+    return (hi - lo) * e["point_cost"]
+
+
+def damage_upgrade_cost(from_damage: str, to_damage: str, *, from_bonus: int = 0,
+                        to_bonus: int = 0, roll_bonus: int = 0, two_handed: bool = False,
+                        rules: Rules | None = None) -> int:
+    """Cost of upgrading a weapon's damage: the difference of damage costs.
+
+    The upgraded weapon must respect every cap, including the caps lowered by extra dice
+    (a roll bonus of +3 forbids a second die).
+    """
+    rules = resolve(rules)
+    before = damage_cost(from_damage, from_bonus, two_handed=two_handed, rules=rules)
+    _weapon_parts(roll_bonus, to_damage, to_bonus, two_handed, rules)
+    after = damage_cost(to_damage, to_bonus, two_handed=two_handed, rules=rules)
+    if after < before:
+        raise ValueError(f"to_damage {to_damage}{to_bonus:+d} is cheaper than from_damage "
+                         f"{from_damage}{from_bonus:+d}: not an upgrade")
+    return after - before
+
+
+def resale_price(value: int, *, rules: Rules | None = None) -> int:
+    """What a merchant pays for an item: 50 % of its value, rounded in the merchant's favour."""
+    e = resolve(rules)["economy"]
+    value = check_integer("value", value, min=0)
+    return _round(Fraction(value * e["resale_percent"], 100), e["resale_rounding"])
+
+
+def negotiated_price(price: int, outcome: str, *, selling: bool = False,
+                     rules: Rules | None = None) -> int:
+    """The price after a Charisma negotiation ``outcome`` (RULES.md §2.6).
+
+    Buying: success 75 % (rounded up), critical success 50 %, failures the standard price.
+    Selling an item worth ``price``: the standard price is the resale price; success resale x
+    1.25 (rounded down); critical success the full purchase value.
+    """
+    rules = resolve(rules)
+    price = check_integer("price", price, min=0)
+    outcome = check_choice("outcome", outcome, OUTCOMES)
+    selling = _check_flag("selling", selling)
+    n = rules["economy"]["negotiation"]
+    if not selling:
+        pct = {"success": n["buy_success_percent"], "critical_success": n["buy_critical_percent"]}
+        if outcome not in pct:
+            return price
+        return _round(Fraction(price * pct[outcome], 100), n["buy_rounding"])
+    resale = resale_price(price, rules=rules)
+    if outcome == "success":
+        return _round(Fraction(resale * n["sell_success_percent"], 100), n["sell_rounding"])
+    if outcome == "critical_success":
+        return _round(Fraction(price * n["sell_critical_percent"], 100), n["sell_rounding"])
+    return resale
+
+
+def charisma_negotiation(price: int, charisma: int, difficulty: int, *, selling: bool = False,
+                         rules: Rules | None = None) -> pd.Series:
+    """Exact outcome distribution of a Charisma negotiation over the d20's faces (§2.3, §2.6).
+
+    Returns a Series: ``critical_failure``, ``failure``, ``success``, ``critical_success``
+    (probabilities, summing to 1) and ``expected_price``. ``.attrs["prices"]`` holds the
+    price of each outcome. A critical failure also ends bargaining with the merchant today.
+    """
+    rules = resolve(rules)
+    price = check_integer("price", price, min=0)
+    charisma = check_integer("charisma", charisma, min=-100, max=100)
+    difficulty = check_integer("difficulty", difficulty, min=-1000, max=1000)
+    selling = _check_flag("selling", selling)
+    chk = rules["guide"]["checks"]
+    counts = dict.fromkeys(OUTCOMES, 0)
+    for face in range(1, chk["die"] + 1):
+        counts[_check_outcome(face, charisma, difficulty, chk)] += 1
+    probs = {k: Fraction(v, chk["die"]) for k, v in counts.items()}
+    prices = {k: negotiated_price(price, k, selling=selling, rules=rules) for k in OUTCOMES}
+    expected = sum(probs[k] * prices[k] for k in OUTCOMES)
+    out = pd.Series({**{k: float(v) for k, v in probs.items()}, "expected_price": float(expected)},
+                    name="selling" if selling else "buying")
+    out.attrs["prices"] = prices
+    out.attrs["expected_price_exact"] = expected
+    return out
+
+
+def _check_outcome(face: int, modifier: int, difficulty: int, chk) -> str:
+    """Outcome of a d20 check, rolled over (RULES.md §2.3)."""
+    if face == chk["critical_failure"]:
+        return "critical_failure"
+    if face == chk["critical_success"]:
+        return "critical_success"
+    return "success" if face + modifier >= difficulty else "failure"

@@ -1,0 +1,210 @@
+"""Local worker processes for :func:`balance.montecarlo.run` (engine internals).
+
+``workers=N`` means N processes work: this one and ``N - 1`` helpers. Helpers come from a
+forkserver (spawn where there is none) whose preload already imported numpy and the engine.
+They start in the background while this process already runs chunks, and stay up between
+runs (like joblib's loky executor) until :data:`IDLE_TIMEOUT` seconds without work,
+:func:`shutdown_workers`, or interpreter exit. Any exception, Ctrl-C, or the consumer
+stopping early cancels pending chunks and terminates the helpers at once.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import pickle
+import signal
+import threading
+import uuid
+from collections.abc import Callable, Iterator
+
+from .blocks import Chunk, Plan, Result, Totals, _ordered, run_chunk
+
+__all__ = ["iterate_processes", "shutdown_workers", "portable", "IDLE_TIMEOUT"]
+
+#: Seconds an idle set of helper processes is kept for the next run.
+IDLE_TIMEOUT = 300.0
+
+_lock = threading.Lock()
+_state: dict = {"pool": None, "helpers": 0, "starter": None, "timer": None, "busy": False}
+_SAMPLER: dict[str, Callable] = {}  # in a helper: the sampler of the current run, by token
+_STARTERS: list[threading.Thread] = []  # threads still starting helpers (joined at exit)
+
+
+def portable(sampler: Callable) -> bytes:
+    """The sampler pickled once for the helpers: by reference when it pickles so, else with
+    cloudpickle (functions defined in ``__main__``, a notebook or a script)."""
+    func = getattr(sampler, "func", sampler)
+    try:
+        if getattr(func, "__module__", None) != "__main__":
+            return pickle.dumps(sampler, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:
+        pass
+    try:
+        import cloudpickle
+    except ImportError:  # a script's __main__ functions still pickle by reference
+        try:
+            return pickle.dumps(sampler, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception:
+            raise ValueError("sampler must be picklable for workers > 1 (a module-level "
+                             "function or functools.partial of one); install cloudpickle to "
+                             "send notebook functions") from None
+    try:
+        return cloudpickle.dumps(sampler)
+    except Exception as exc:
+        raise ValueError(f"sampler must be picklable for workers > 1: {exc}") from None
+
+
+def _init() -> None:  # helpers leave Ctrl-C to the driver, which terminates them
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _ping() -> None:
+    return None
+
+
+def run_payload(token: str, payload: bytes, plan: Plan, first: int, stop: int) -> list[Totals]:
+    """Helper side of a chunk: unpickle the run's sampler once per run, then run the chunk."""
+    sampler = _SAMPLER.get(token)
+    if sampler is None:
+        _SAMPLER.clear()
+        sampler = _SAMPLER[token] = pickle.loads(payload)
+    return run_chunk(sampler, plan, first, stop)
+
+
+def _context() -> multiprocessing.context.BaseContext:
+    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+    ctx = multiprocessing.get_context(method)
+    if method == "forkserver":
+        ctx.set_forkserver_preload(["balance.montecarlo.blocks", "balance.montecarlo.engine"])
+    return ctx
+
+
+def _start(pool, helpers: int) -> None:
+    """Start the helpers (blocks while the forkserver starts); runs in a thread."""
+    try:
+        for future in [pool.submit(_ping) for _ in range(helpers)]:
+            future.result()
+    except Exception:  # a broken pool shows up again, with its cause, on the next submit
+        pass
+    finally:
+        if threading.current_thread() in _STARTERS:
+            _STARTERS.remove(threading.current_thread())
+
+
+def _wait_for_starters() -> None:
+    """At interpreter exit, let helpers that are still starting finish starting before
+    the pool is shut down: a helper torn down while it unpickles its queues would print a
+    traceback (FileNotFoundError on a semaphore) after a short run."""
+    for starter in list(_STARTERS):
+        starter.join(timeout=30)
+
+
+def _new_pool(helpers: int):
+    from concurrent.futures import ProcessPoolExecutor
+
+    if not _state.get("exit_hook"):
+        # registered after concurrent.futures' own exit hook, so it runs before it
+        getattr(threading, "_register_atexit", __import__("atexit").register)(_wait_for_starters)
+        _state["exit_hook"] = True
+    pool = ProcessPoolExecutor(max_workers=helpers, mp_context=_context(), initializer=_init)
+    starter = threading.Thread(target=_start, args=(pool, helpers), daemon=True)
+    _STARTERS.append(starter)
+    starter.start()
+    return pool, starter
+
+
+def _acquire(helpers: int):
+    """``(pool, starter, cached)``: the cached pool of ``helpers`` processes (made anew if
+    none, of another size, or broken), or a private pool when another run is using it."""
+    with _lock:
+        if _state["busy"]:
+            return (*_new_pool(helpers), False)
+        if _state["timer"] is not None:
+            _state["timer"].cancel()
+            _state["timer"] = None
+        pool = _state["pool"]
+        if pool is not None and (_state["helpers"] != helpers or getattr(pool, "_broken", False)):
+            _release_locked(terminate=False)
+            pool = None
+        if pool is None:
+            pool, starter = _new_pool(helpers)
+            _state.update(pool=pool, helpers=helpers, starter=starter)
+        _state["busy"] = True
+        return pool, _state["starter"], True
+
+
+def _idle(pool) -> None:
+    with _lock:
+        _state["busy"] = False
+        if _state["pool"] is pool:
+            _state["timer"] = threading.Timer(IDLE_TIMEOUT, _expire, args=(pool,))
+            _state["timer"].daemon = True
+            _state["timer"].start()
+
+
+def _expire(pool) -> None:
+    with _lock:
+        if _state["pool"] is pool:
+            _release_locked(terminate=False)
+
+
+def _release_locked(terminate: bool) -> None:
+    pool, starter = _state["pool"], _state["starter"]
+    if _state["timer"] is not None:
+        _state["timer"].cancel()
+    _state.update(pool=None, helpers=0, starter=None, timer=None, busy=False)
+    if pool is not None:
+        _close(pool, starter, terminate)
+
+
+def _close(pool, starter: threading.Thread | None, terminate: bool) -> None:
+    if terminate:
+        if starter is not None:
+            starter.join(timeout=30)
+        _terminate(pool)
+    elif starter is not None and starter.is_alive():  # helpers exit as soon as they are up
+        threading.Thread(target=pool.shutdown, kwargs={"cancel_futures": True},
+                         daemon=True).start()
+    else:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _terminate(pool) -> None:
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in processes:
+        if proc.is_alive():
+            proc.terminate()
+    for proc in processes:
+        proc.join(timeout=5)
+        if proc.is_alive():  # pragma: no cover - a helper stuck in C code
+            proc.kill()
+            proc.join(timeout=5)
+
+
+def shutdown_workers() -> None:
+    """Stop the idle helper processes now (they are otherwise kept :data:`IDLE_TIMEOUT` s)."""
+    with _lock:
+        _release_locked(terminate=False)
+
+
+def iterate_processes(sampler: Callable, plan: Plan, chunks: list[Chunk],
+                      workers: int) -> Iterator[Result]:
+    """Run the chunks on this process and ``workers - 1`` helper processes, in chunk order."""
+    payload, token = portable(sampler), uuid.uuid4().hex
+    pool, starter, cached = _acquire(workers - 1)
+    try:
+        yield from _ordered(lambda c: pool.submit(run_payload, token, payload, plan, *c),
+                            lambda f: f.result(), chunks, 2 * (workers - 1) + 1,
+                            local=lambda c: run_chunk(sampler, plan, *c),
+                            ready=lambda: not starter.is_alive())
+    except BaseException:
+        with _lock:
+            if cached and _state["pool"] is pool:
+                _release_locked(terminate=True)
+            else:
+                _close(pool, starter, terminate=True)
+        raise
+    if cached:
+        _idle(pool)
+    else:
+        _close(pool, starter, terminate=False)
