@@ -270,6 +270,6 @@ def summarise(res: montecarlo.MCResult, spec: FightSpec) -> Simulation:
         per_pc.append(fr.reset_index())
     extra = {"pcs": pd.concat(per_pc, ignore_index=True),
              "rounds": res.distribution("rounds", name="rounds").iloc[1:]}
-    table.attrs.update(spec=spec, assumed=spec.rules.assumed_under("fights", "party", "bestiary"))
-    return Simulation(table=table, result=res, extra=extra)
+    table.attrs.update(assumed=tuple(spec.rules.assumed_under("fights", "party", "bestiary")))
+    return Simulation(table=table, result=res, extra=extra, spec=spec)
 

@@ -21,11 +21,15 @@ class Simulation:
         The engine's raw accumulators (``.totals``), trials, seed and rules fingerprint.
     extra : dict of DataFrame
         Further tables (e.g. a curve over rescue times), each tidy with its intervals.
+    spec : object, optional
+        What was simulated (e.g. the GM guide fight's FightSpec), kept here rather than in
+        ``table.attrs``, which pandas deep-copies on every derived frame.
     """
 
     table: pd.DataFrame
     result: Any
     extra: dict[str, pd.DataFrame] = field(default_factory=dict)
+    spec: Any = None
 
     @property
     def trials(self) -> int:
