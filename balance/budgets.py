@@ -41,7 +41,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from .errors import RulesError, check_integer
 
 __all__ = ["MAX_TRIALS", "MAX_BLOCKS", "MAX_DICE", "MAX_FACES", "MAX_CONSTANT", "MAX_SAMPLE",
-           "MAX_SUPPORT", "MAX_TABLE_ROWS", "MAX_GRID_CELLS", "MAX_RULES_DEPTH",
+           "MAX_SUPPORT", "MAX_TABLE_ROWS", "MAX_GRID_CELLS", "MAX_RESULT_CELLS", "MAX_RULES_DEPTH",
            "MAX_RULES_BYTES", "max_workers", "check_trials", "check_blocks", "check_workers",
            "check_support", "check_sample", "check_rows", "check_grid", "check_length",
            "check_depth", "check_nesting", "check_size"]
@@ -66,6 +66,9 @@ MAX_TABLE_ROWS = 1000
 #: Cells of an exact lookup surface built from rules data (about 0.5 GB while it is built:
 #: a d1000 percentile die fits, a d10000 does not).
 MAX_GRID_CELLS = 2 * 10**7
+#: Cells of the result of one exact function over a grid of its arguments (float64: 800 MB);
+#: the formula itself runs a chunk at a time (:mod:`balance.grids`).
+MAX_RESULT_CELLS = 10**8
 #: Nesting depth of a rules file (tables and arrays; the bundled files use 4).
 MAX_RULES_DEPTH = 32
 #: Bytes of one rules file (the bundled files are under 40 kB).
@@ -136,15 +139,16 @@ def check_rows(where: str, rows: Sequence, source: str) -> None:
                          f"to {MAX_TABLE_ROWS:,} rows (the table budget)")
 
 
-def check_grid(what: str, shape: Sequence[int], because: str = "") -> None:
-    """Refuse an exact surface of more than :data:`MAX_GRID_CELLS` cells, before allocating
-    it. ``because`` names the rules values or arguments that size it."""
+def check_grid(what: str, shape: Sequence[int], because: str = "",
+               most: int = MAX_GRID_CELLS) -> None:
+    """Refuse an exact surface of more than ``most`` cells (default :data:`MAX_GRID_CELLS`),
+    before allocating it. ``because`` names the rules values or arguments that size it."""
     cells = math.prod(int(n) for n in shape)
-    if cells > MAX_GRID_CELLS:
+    if cells > most:
         size = " x ".join(f"{int(n):,}" for n in shape)
         raise ValueError(f"{what} would have {size} = {cells:,} cells"
                          f"{f' (from {because})' if because else ''}; exact surfaces are "
-                         f"limited to {MAX_GRID_CELLS:,} cells (the grid budget)")
+                         f"limited to {most:,} cells (the grid budget)")
 
 
 def check_length(name: str, values: Iterable, most: int = MAX_GRID_CELLS) -> list:

@@ -117,7 +117,7 @@ def check_integer_array(name: str, value: object, *, min: int | None = None,
             bad = arr[arr > np.uint64(_INT64_MAX)]
         if bad.size:
             raise _invalid(name, "integers", lo, hi, bad.flat[0])
-    return _in_range(name, "integers", arr.astype(np.int64), min, max)
+    return _in_range(name, "integers", arr.astype(np.int64, copy=False), min, max)
 
 
 def _in_range(name: str, noun: str, arr: np.ndarray, min, max) -> np.ndarray:

@@ -18,6 +18,7 @@ import pandas as pd
 
 from ..budgets import check_grid
 from ..errors import check_integer, check_integer_array
+from ..grids import elementwise
 from ..names import find_row
 from ..montecarlo.results import Simulation
 from ..rules import Rules, resolve
@@ -142,9 +143,14 @@ def death_probability(seconds, negative_hp, wounds=0, *, rules: Rules | None = N
     """
     rules = resolve(rules)
     d, npv, n = _check(seconds, negative_hp, wounds)
-    p = death_on_roll(roll_modifier_unchecked(d, npv, n, rules), rules)
-    p = np.where(d >= rules["injuries"]["automatic_death_seconds"], 1.0, p)
+    p = elementwise(partial(_death, rules=rules), d, npv, n, what="death_probability")
     return float(p) if p.ndim == 0 else p
+
+
+def _death(d, npv, n, *, rules: Rules) -> np.ndarray:
+    """The death formula on validated arrays (one chunk of a grid)."""
+    p = death_on_roll(roll_modifier_unchecked(d, npv, n, rules), rules)
+    return np.where(d >= rules["injuries"]["automatic_death_seconds"], 1.0, p)
 
 
 def death_on_roll(k, rules: Rules) -> np.ndarray:
