@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .creatures import creature
-from .encounters import advice, challenge
+from .adversity import advice, challenge
 from .simulation import simulate
 from ..errors import check_integer
 from ..rng import as_seed_sequence

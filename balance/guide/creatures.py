@@ -19,7 +19,7 @@ import pandas as pd
 
 from .. import dice
 from .design import check_creature, stat_values
-from .encounters import adjusted_ratio, named_row
+from .adversity import adjusted_ratio, named_row
 from ..errors import check_integer
 from ..names import find_row
 from ..rules import Rules, resolve
