@@ -201,6 +201,17 @@ class Rules(Mapping):
         check_nesting(overrides, source)  # before _thaw recurses into it
         return _apply(self, _thaw(overrides), source)
 
+    def save(self, path: str | Path, *, overwrite: bool = False) -> Path:
+        """Write a variant file holding only what these rules change against the bundled ones
+        (atomically; an existing file only with ``overwrite=True``). ``load_rules(path)`` gives
+        these rules back. See :mod:`balance.rules.variant_file`."""
+        from .variant_file import save_variant, variant_text
+
+        text = variant_text(self._data, _bundled()[0],
+                            header=f"balance variant, rules {self._fingerprint} "
+                                   f"from {' + '.join(self._sources)}")
+        return save_variant(path, text, overwrite=overwrite)
+
 
 def plain(value: Any) -> Any:
     """A frozen rules value as plain Python: mappings to dicts, tuples to lists."""
