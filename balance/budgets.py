@@ -17,6 +17,7 @@ budget                    value                  what it bounds
 :data:`MAX_CONSTANT`      10**9                  size of a constant of a dice expression
 :data:`MAX_SUPPORT`       10**6 values           support of an exact dice distribution
 :data:`MAX_SAMPLE`        10**8 values           values of one dice.sample call
+:data:`MAX_EXPLOSIONS`    20 extra rolls         explosions of one exploding die (``1d6!``)
 :data:`MAX_TABLE_ROWS`    1,000 rows             rows of any table of a rules file
 :data:`MAX_GRID_CELLS`    2 x 10**7 cells        exact lookup surfaces built from rules
 :data:`MAX_RULES_DEPTH`   32 levels              nesting of a rules file (TOML tables/arrays)
@@ -42,7 +43,7 @@ from .errors import RulesError, check_integer
 
 __all__ = ["MAX_TRIALS", "MAX_BLOCKS", "MAX_DICE", "MAX_FACES", "MAX_CONSTANT", "MAX_SAMPLE",
            "MAX_SUPPORT", "MAX_TABLE_ROWS", "MAX_GRID_CELLS", "MAX_RESULT_CELLS", "MAX_RULES_DEPTH",
-           "MAX_RULES_BYTES", "max_workers", "check_trials", "check_blocks", "check_workers",
+           "MAX_RULES_BYTES", "MAX_EXPLOSIONS", "max_workers", "check_trials", "check_blocks", "check_workers",
            "check_support", "check_sample", "check_rows", "check_grid", "check_length",
            "check_depth", "check_nesting", "check_size"]
 
@@ -61,6 +62,10 @@ MAX_CONSTANT = 10**9
 MAX_SUPPORT = 10**6
 #: Values drawn by one ``dice.sample`` call (int64: 800 MB); Monte Carlo runs draw per block.
 MAX_SAMPLE = 10**8
+#: Extra rolls of one exploding die (``1d6!``): a die explodes at most this many times, the
+#: last extra roll stands even when it shows its highest face (a d6 leaves out a mass of
+#: (1/6)**21 = 4.6e-17, a d2 (1/2)**21 = 4.8e-7: :attr:`balance.dice.Dice.truncated_mass`).
+MAX_EXPLOSIONS = 20
 #: Rows of one table of a rules file (the largest bundled table has 29).
 MAX_TABLE_ROWS = 1000
 #: Cells of an exact lookup surface built from rules data (about 0.5 GB while it is built:
