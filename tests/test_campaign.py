@@ -101,3 +101,77 @@ def test_bad_input(kwargs, name):
     with pytest.raises(ValueError) as info:
         bl.campaign.simulate(trials=100, seed=1, **kwargs)
     assert str(info.value).startswith(name)
+
+
+def exact_symptoms(fights, p_ko, seconds, npv, cunning, full_attempts, light_attempts,
+                   light_bonus):
+    """Exact DP of the 'both' policy: per severity band, (symptomatic, relieved) counts."""
+    from math import comb
+
+    def chance(c):
+        return min(max(c, 0), 20) / 20
+    keep = [(1 - chance(cunning + b)) ** full_attempts for b in BANDS]
+    sore = [(1 - chance(cunning + b + light_bonus)) ** light_attempts for b in BANDS]
+    states = {(0,) * 8: 1.0}          # (symptomatic, relieved) for each of the 4 bands
+    dead, cumulative, mean_symptoms = 0.0, [], []
+    for _ in range(fights):
+        after = defaultdict(float)
+        for state, p in states.items():
+            after[state] += p * (1 - p_ko)
+            for face in range(1, 101):
+                band = row_band(face + (sum(state) + 1) * (seconds + npv))
+                if band is None:
+                    dead += p * p_ko / 100
+                else:
+                    new = list(state)
+                    new[2 * band] += 1
+                    after[tuple(new)] += p * p_ko / 100
+        treated = defaultdict(float)
+        for state, p in after.items():
+            dist = {(): p}
+            for band in range(4):
+                s, r = state[2 * band], state[2 * band + 1]
+                nxt = defaultdict(float)
+                for prefix, q in dist.items():
+                    for ks in range(s + 1):       # symptomatic injuries kept
+                        w_s = comb(s, ks) * keep[band] ** ks * (1 - keep[band]) ** (s - ks)
+                        for still in range(ks + 1):  # of which still symptomatic
+                            w_l = comb(ks, still) * sore[band] ** still \
+                                * (1 - sore[band]) ** (ks - still)
+                            for kr in range(r + 1):
+                                w_r = comb(r, kr) * keep[band] ** kr \
+                                    * (1 - keep[band]) ** (r - kr)
+                                nxt[prefix + (still, ks - still + kr)] += q * w_s * w_l * w_r
+                dist = nxt
+            for s, q in dist.items():
+                treated[s] += q
+        states = treated
+        cumulative.append(dead)
+        alive = sum(states.values())
+        mean_symptoms.append(sum(sum(s[0::2]) * p for s, p in states.items()) / alive)
+    return cumulative, mean_symptoms
+
+
+def test_both_policy_symptoms_against_exact_markov_chain():
+    """Full and light treatment together (the sampler draws only for injuries carried):
+    deaths and the symptomatic injuries carried match the exact chain."""
+    rules = bl.load_rules()
+    light = rules["treatment"]["light"]
+    hours = 2
+    n_full = bl.treatment.attempts_within(hours * 60, "full")
+    n_light = bl.treatment.attempts_within(hours * 60, "light")
+    assert (n_full, n_light) == (1, 2)  # 2 h: one full attempt, two light ones
+    cumulative, mean_symptoms = exact_symptoms(3, 0.6, seconds=40, npv=20, cunning=6,
+                                               full_attempts=n_full, light_attempts=n_light,
+                                               light_bonus=light["bonus"])
+    sim = bl.campaign.simulate(fights=3, knockout_chance=0.6, arrival=39, action_ap=1,
+                               negative_hp=20, cunning=6, policy="both", hours_between=hours,
+                               trials=TRIALS, seed=5)
+    for row, exact in zip(sim.table.itertuples(), cumulative):
+        se = np.sqrt(exact * (1 - exact) / TRIALS)
+        assert abs(row.probability - exact) <= 5 * se + 1e-12, (row, exact)
+    hist = sim.result.totals["symptomatic"]
+    got = (hist * np.arange(hist.shape[1])).sum(axis=1) / hist.sum(axis=1)
+    # a count bounded by 3: its standard error is below 3 / (2 sqrt(N))
+    assert np.all(np.abs(got - mean_symptoms) <= 5 * 1.5 / np.sqrt(TRIALS)), (got, mean_symptoms)
+    assert min(mean_symptoms) > 0.05  # the light treatment leaves symptoms to count

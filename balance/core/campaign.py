@@ -85,6 +85,10 @@ def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,
     Accumulates: deaths per fight; the histogram of unhealed injuries carried out of each
     fight's treatment interval (last bin = dead); knockouts and deaths by injuries carried
     (how much deadlier a knockout becomes); symptomatic injuries carried.
+
+    Only what can change is drawn: the knockout test for living characters, the rescue and
+    the injury roll for the knocked out, and the treatment attempts for the injuries living
+    characters carry (a dead character's slots are emptied).
     """
     inj = rules["injuries"]
     rows = len(inj["table"])
@@ -96,9 +100,12 @@ def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,
     keep_symptom = (1 - light_p) ** n_light
     row = np.full((n, slots), -1, dtype=np.int16)          # -1: empty slot
     symptomatic = np.zeros((n, slots), dtype=bool)
+    wounds_of = np.full(n, plan.start_wounds, dtype=np.int64)  # unhealed injuries carried
+    symptoms_of = np.full(n, plan.start_wounds, dtype=np.int64)  # of which symptomatic
     if plan.start_wounds:
         row[:, :plan.start_wounds] = 0  # pre-existing injuries: first row (no modifier)
         symptomatic[:, :plan.start_wounds] = True
+    flat_row, flat_symptomatic = row.reshape(-1), symptomatic.reshape(-1)  # views
     alive = np.ones(n, dtype=bool)
     deaths = np.zeros(F, dtype=np.int64)
     carried = np.zeros((F, slots + 2), dtype=np.int64)     # 0..slots wounds, last: dead
@@ -107,9 +114,9 @@ def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,
     auto = inj["automatic_death_seconds"]
     charge = plan.rescue.charge_seconds
     for f in range(F):
-        ko = alive & (rng.random(n) < plan.knockout_chance)
-        idx = np.flatnonzero(ko)
-        wounds = (row[idx] >= 0).sum(axis=1)
+        living = np.flatnonzero(alive)
+        idx = living[rng.random(living.size) < plan.knockout_chance]
+        wounds = wounds_of[idx]
         seconds = plan.rescue.arrival.sample(idx.size, rng) + charge
         npv = plan.rescue.negative_hp.sample(idx.size, rng)
         face = rng.integers(1, inj["die"] + 1, size=idx.size)
@@ -119,22 +126,32 @@ def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,
         ko_by_wounds[0] += np.bincount(wounds, minlength=slots + 1)
         ko_by_wounds[1] += np.bincount(wounds[died], minlength=slots + 1)
         deaths[f] = died.sum()
-        alive[idx[died]] = False
+        dead = idx[died]
+        alive[dead] = False
+        row[dead] = -1
+        symptomatic[dead] = False
         hurt = idx[~died]
         free = np.argmax(row[hurt] < 0, axis=1)  # first empty slot
         row[hurt, free] = code[~died]
         symptomatic[hurt, free] = True
-        # treatment interval after the fight
-        live = alive[:, None] & (row >= 0)
-        r = np.where(live, row, 0)
-        removed = live & (rng.random((n, slots)) >= keep_full[r])
-        row[removed] = -1
-        symptomatic &= ~removed
-        relieved = symptomatic & (rng.random((n, slots)) >= keep_symptom[r])
-        symptomatic &= ~relieved
-        count = (row >= 0).sum(axis=1)
-        carried[f] = np.bincount(np.where(alive, count, slots + 1), minlength=slots + 2)
-        symptoms[f] = np.bincount(symptomatic[alive].sum(axis=1), minlength=slots + 1)
+        wounds_of[hurt] += 1
+        symptoms_of[hurt] += 1
+        # treatment interval after the fight: one draw per injury a living character carries
+        # (flat indices into the (n, slots) arrays, in the same row-major order)
+        if n_full:
+            held = np.flatnonzero(flat_row >= 0)
+            held = held[rng.random(held.size) >= keep_full[flat_row[held]]]
+            flat_row[held] = -1
+            wounds_of -= np.bincount(held // slots, minlength=n)
+            symptoms_of -= np.bincount(held[flat_symptomatic[held]] // slots, minlength=n)
+            flat_symptomatic[held] = False
+        if n_light:
+            sore = np.flatnonzero(flat_symptomatic)
+            sore = sore[rng.random(sore.size) >= keep_symptom[flat_row[sore]]]
+            flat_symptomatic[sore] = False
+            symptoms_of -= np.bincount(sore // slots, minlength=n)
+        carried[f] = np.bincount(np.where(alive, wounds_of, slots + 1), minlength=slots + 2)
+        symptoms[f] = np.bincount(symptoms_of[alive], minlength=slots + 1)
     return {"deaths": deaths, "carried": carried, "ko_by_wounds": ko_by_wounds,
             "symptomatic": symptoms}
 
