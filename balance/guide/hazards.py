@@ -85,7 +85,11 @@ def fatigue_penalty(days_without_sleep: int = 0, days_without_food: int = 0, *,
 def stack_effects(applications: Sequence[Mapping], turns: int, *,
                   forgotten: Sequence[tuple[int, str]] = (), rules: Rules | None = None
                   ) -> pd.DataFrame:
-    """Value of each affected attribute on each turn under the stacking rule (RULES.md §2.5).
+    """Value of each affected attribute on each turn under the stacking rule (GM guide, other rules).
+
+    By the guide, the last application replaces the earlier one's value and duration; a
+    variant may set ``guide.stacking.replace_value = false`` (values add) or
+    ``accumulate_duration = true`` (remaining durations add).
 
     Parameters
     ----------
@@ -97,11 +101,28 @@ def stack_effects(applications: Sequence[Mapping], turns: int, *,
     forgotten : list of (turn, attribute)
         Turns on which the effect was not applied: the value is lost for that turn, the
         duration still runs.
+    rules : Rules, optional
+        Rules to read ``[guide.stacking]`` from (default: the bundled rules).
 
-    Returns a DataFrame indexed by turn, one column per attribute (0 = no effect). By the
-    guide, the last application replaces the earlier one's value and duration; a variant may
-    set ``guide.stacking.replace_value = false`` (values add) or
-    ``accumulate_duration = true`` (remaining durations add).
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by turn, one column per attribute (0 = no effect).
+
+    Raises
+    ------
+    ValueError
+        An application that is not a mapping with turn, attribute, value and duration, a
+        turn below 1, a ``forgotten`` item that is not a (turn, attribute) pair, or
+        ``turns`` outside 1..100,000.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.guide.stack_effects([dict(turn=1, attribute="phys_def", value=-3, duration=4),
+    ...                         dict(turn=2, attribute="phys_def", value=-1, duration=2)],
+    ...                        turns=6)["phys_def"].tolist()
+    [-3.0, -1.0, -1.0, 0.0, 0.0, 0.0]
     """
     st = resolve(rules)["guide"]["stacking"]
     turns = check_integer("turns", turns, min=1, max=100_000)
