@@ -134,6 +134,8 @@ def calibration(ratios: Any, pcs: int = 4, *, party_levels: Sequence[int] | None
                 lang: str = "en", rules: Rules | None = None) -> Calibration:
     """Calibration = sum of the creatures' ratios - number of PCs, and its challenge (§2.4).
 
+    Advice the encounter does not follow is issued as :class:`EncounterAdvice` warnings.
+
     Parameters
     ----------
     ratios : list of str, Fraction, int or creature sheets
@@ -142,8 +144,6 @@ def calibration(ratios: Any, pcs: int = 4, *, party_levels: Sequence[int] | None
         Number of player characters (>= 1).
     party_levels : list of int, optional
         PC levels, for the level advice.
-
-    Advice the encounter does not follow is issued as :class:`EncounterAdvice` warnings.
     """
     rules = resolve(rules)
     pcs = check_integer("pcs", pcs, min=1, max=rules["encounters"]["max_pcs"])
