@@ -28,6 +28,7 @@ _MODULES = {
     "fights": "guide.fights", "economy": "guide.economy", "guide": "guide",
     "percentile": "percentile", "plots": "plots", "report": "report",
     "regression": "regression", "bench": "bench", "cli": "cli",
+    "tune": "tune",
 }
 
 __all__ = ["Rules", "RulesError", "load_rules", "__version__", *_MODULES]
