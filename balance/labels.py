@@ -5,6 +5,7 @@ rules data (``en``/``fr`` columns). ``text("seconds", "fr")`` -> ``"Secondes à 
 """
 from __future__ import annotations
 
+import re
 import tomllib
 from functools import lru_cache
 from importlib import resources
@@ -12,7 +13,7 @@ from importlib import resources
 from .errors import check_choice, did_you_mean
 
 __all__ = ["LANGS", "check_lang", "text", "count", "decimal", "decimal_mark", "sources",
-           "name_column", "unit_name"]
+           "name_column", "unit_name", "cite", "section_name"]
 
 #: languages every label has
 LANGS = ("en", "fr")
@@ -83,3 +84,52 @@ def unit_name(unit: str, lang: str = "en") -> str:
     """A metric's unit in ``lang`` (label ``unit_<unit>``), or the unit as it is."""
     entry = _labels().get(f"unit_{unit}")
     return unit if entry is None else entry.get(lang) or entry["en"]
+
+
+#: the rule documents by the first number of a section (1 core rules, 2 GM guide, 3 percentile)
+_DOCUMENTS = {"1": "doc_core", "2": "doc_guide", "3": "doc_percentile"}
+#: "RULES.md 1.2", "RULES.md §1.2-1.4", "RULES.md 1.5, 2.6", "RULES.md 3.1 / 3.3"
+_CITATION = re.compile(r"RULES\.md\s*§?\s*(\d\.\d(?:\s*(?:[-–,/]|and)\s*§?\d\.\d)*)")
+
+
+def section_name(number: str, lang: str = "en") -> str:
+    """A rule document's section by its number: ``"1.6"`` -> ``"core rules, rest"``."""
+    doc, _, _ = number.partition(".")
+    return f"{text(_DOCUMENTS[doc], lang)}, {text('rules_' + number.replace('.', '_'), lang)}"
+
+
+def _numbers(refs: str) -> list[str]:
+    """``"1.2-1.4, 2.6"`` -> ``["1.2", "1.3", "1.4", "2.6"]`` (a range within one document)."""
+    out: list[str] = []
+    for part in re.split(r"\s*(?:,|/|and)\s*", refs):
+        ends = re.findall(r"(\d)\.(\d)", part)
+        if len(ends) == 2 and ends[0][0] == ends[1][0]:
+            out += [f"{ends[0][0]}.{k}" for k in range(int(ends[0][1]), int(ends[1][1]) + 1)]
+        else:
+            out += [f"{a}.{b}" for a, b in ends]
+    return [n for n in dict.fromkeys(out) if f"rules_{n.replace('.', '_')}" in _labels()]
+
+
+def cite(shown: str, lang: str = "en") -> str:
+    """``shown`` with every reference to our reading notes (``RULES.md 1.2``) written as the
+    rule document and section a reader has: ``core rules, dying and critical injuries``
+    (sections of one document joined by ``/``, documents by ``;``:
+    ``core rules, negotiation; GM guide, economy``).
+
+    >>> cite("death at 176 (RULES.md 1.2)")
+    'death at 176 (core rules, dying and critical injuries)'
+    >>> cite("RULES.md 1.5, 2.6", "fr")
+    'règles de base, négociation ; guide du MJ, économie'
+    """
+    def one(match: re.Match) -> str:
+        numbers = _numbers(match.group(1))
+        if not numbers:
+            return match.group(0)
+        by_doc: dict[str, list[str]] = {}
+        for n in numbers:
+            by_doc.setdefault(n[0], []).append(text("rules_" + n.replace(".", "_"), lang))
+        sep = " ; " if lang == "fr" else "; "
+        return sep.join(f"{text(_DOCUMENTS[d], lang)}, {' / '.join(names)}"
+                        for d, names in by_doc.items())
+
+    return _CITATION.sub(one, shown)

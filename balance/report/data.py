@@ -32,7 +32,7 @@ SURFACE_SECONDS = 1001
 def death_surface(seconds=None, negative_hp: Sequence[int] = (1, 5, 10, 20),
                   wounds: Sequence[int] = (0, 1, 2, 3), *, rules: Rules | None = None
                   ) -> pd.DataFrame:
-    """The critical-injury outcome surface (RULES.md 1.2) over seconds 0..automatic death.
+    """The critical-injury outcome surface (core rules, dying and critical injuries) over seconds 0..automatic death.
 
     Thin wrapper of :func:`balance.injuries.injury_surface` (tidy: wounds, seconds, negative_hp,
     injury, injury_fr, modifier, probability; the death row has no modifier). By default every
@@ -62,7 +62,7 @@ def severity_bands(surface: pd.DataFrame) -> pd.DataFrame:
 
 def d20_table(characteristics=None, modifier: int = 0, *, rules: Rules | None = None
               ) -> pd.DataFrame:
-    """Points of a d20 Test for each characteristic (RULES.md 1.1), tidy.
+    """Points of a d20 Test for each characteristic (core rules, Tests), tidy.
 
     Columns: characteristic, points (``C' - die``; ``>= 0`` S.P.), probability, success
     (the Test's success chance, repeated on each row of the characteristic).
@@ -85,7 +85,7 @@ def d20_table(characteristics=None, modifier: int = 0, *, rules: Rules | None = 
 
 def negotiation_table(psychology: Sequence[int] = (8, 12, 16), asks=None, *,
                       rules: Rules | None = None) -> pd.DataFrame:
-    """Exact outcome of each ask for several Psychology values (RULES.md 1.5), tidy.
+    """Exact outcome of each ask for several Psychology values (core rules, negotiation), tidy.
 
     Columns: psychology, ask, unchanged, partial, full, expected_change, best (True on the
     best ask of each Psychology). ``asks`` defaults to 1..40.
@@ -110,7 +110,7 @@ def negotiation_table(psychology: Sequence[int] = (8, 12, 16), asks=None, *,
 
 def negotiation_rules_table(psychology=None, charisma=None, *, price: int = 200,
                             difficulty: int = 14, rules: Rules | None = None) -> pd.DataFrame:
-    """The two negotiation rules side by side (RULES.md 1.5 and 2.6), buying at ``price``.
+    """The two negotiation rules side by side (core rules, negotiation; GM guide, economy), buying at ``price``.
 
     Psychology (core rules): a d20 Test under Psychology, the best ask X; Charisma (GM guide):
     ``d20 + CHA >= difficulty``, success 75 %, natural 20 50 %. Put on a common axis, the
@@ -147,7 +147,7 @@ def negotiation_rules_table(psychology=None, charisma=None, *, price: int = 200,
 
 
 def opposed_table(skills=range(5, 101, 5), *, rules: Rules | None = None) -> pd.DataFrame:
-    """Exact opposed rolls over a grid of skills (RULES.md 3.1), tidy: first, second,
+    """Exact opposed rolls over a grid of skills (percentile rules, skill roll), tidy: first, second,
     first_wins, second_wins, stalemate."""
     from .. import percentile
 
@@ -207,7 +207,7 @@ def rule_changes(rules: Rules, base: Rules | None = None) -> pd.DataFrame:
 def rest_day(qualities: Sequence[str] | None = None, hours=None, *,
              rules: Rules | None = None) -> pd.DataFrame:
     """Regeneration of one uninterrupted rest of 0..24 hours at each quick score
-    (RULES.md 1.6): the 12-counted-hours cap makes every curve flat past 12 h.
+    (core rules, rest): the 12-counted-hours cap makes every curve flat past 12 h.
 
     Returns
     -------
@@ -236,7 +236,7 @@ def rest_day(qualities: Sequence[str] | None = None, hours=None, *,
 
 def rest_breakdown(examples: Mapping[str, Sequence[Mapping[str, Any]]], *,
                    rules: Rules | None = None) -> pd.DataFrame:
-    """Score breakdown and regeneration of rests made of segments (RULES.md 1.6).
+    """Score breakdown and regeneration of rests made of segments (core rules, rest).
 
     ``examples`` maps a name to its segments, each a dict with ``hours`` and the score's
     components (``thirst``, ``hunger``, ``sleep_hours``, ``comfort``, ...).
@@ -266,7 +266,7 @@ def rest_breakdown(examples: Mapping[str, Sequence[Mapping[str, Any]]], *,
 def reaction_grid(cooldowns=range(0, 11), triggers=range(0, 60), *,
                   rules: Rules | None = None) -> pd.DataFrame:
     """Which triggers a creature answers with a Reaction, reacting whenever it can, for each
-    cooldown (RULES.md 1.4; :func:`balance.timeline.answered_triggers`).
+    cooldown (core rules, time and Reactions; :func:`balance.timeline.answered_triggers`).
 
     Returns
     -------

@@ -1,8 +1,13 @@
-"""Section: every assumed value in effect (RULES.md marks them assumed)."""
+"""Appendix: the rules, readings and assumptions behind the report, generated from the data
+(every reading of ``readings.toml`` with the value of the rules keys that set it, and every
+``[assumed]`` value of the rules in effect with its note), in the report's language."""
 from __future__ import annotations
 
-from ...rules import Rules
+import pandas as pd
+
+from ...rules import Rules, default_rules
 from ..model import Table
+from ..readings import assumed_note, readings
 from ._base import Context, make_section, short_value
 
 KEY = "assumptions"
@@ -13,9 +18,28 @@ def compute(rules: Rules, settings) -> dict:
     return {"assumptions": rules.assumptions}
 
 
+def _value(rules: Rules, key: str, ctx: Context) -> str:
+    value = rules.get(key, None)
+    if isinstance(value, bool):
+        return ctx.t("yes" if value else "no")
+    return short_value(value)
+
+
 def render(results: dict, ctx: Context):
-    frame = results["assumptions"].copy()
-    frame["value"] = frame["value"].map(short_value)
-    frame.columns = [ctx.t("col_key"), ctx.t("col_value"), ctx.t("col_note")]
+    rows = readings(ctx.lang)
+    shown = pd.DataFrame({
+        ctx.t("col_rule"): [r["where"] for r in rows],
+        ctx.t("col_reading"): [r["text"] for r in rows],
+        ctx.t("col_set_by"): ["; ".join(f"{k} = {_value(ctx.rules, k, ctx)}" for k in r["rules"])
+                              for r in rows]})
+    frame = results["assumptions"]
+    bundled = dict(zip(*default_rules().assumptions[["key", "note"]].T.to_numpy()))
+    assumed = pd.DataFrame({
+        ctx.t("col_key"): frame["key"],
+        ctx.t("col_value"): [_value(ctx.rules, k, ctx) for k in frame["key"]],
+        ctx.t("col_note"): [assumed_note(k, n, ctx.lang, bundled.get(k))
+                            for k, n in zip(frame["key"], frame["note"])]})
     return make_section(ctx, KEY, title="sec_assumptions", text_key="sec_assumptions_text",
-                        tables=(Table(f"{KEY}_table", frame),), notes=())
+                        tables=(Table(f"{KEY}_readings", shown, ctx.t("readings_table")),
+                                Table(f"{KEY}_table", assumed, ctx.t("assumed_table"))),
+                        notes=())

@@ -1,4 +1,4 @@
-"""Section: campaign wound burden over fights (RULES.md 1.2-1.3)."""
+"""Section: campaign wound burden over fights (core rules, dying and critical injuries / treating injuries)."""
 from __future__ import annotations
 
 import pandas as pd

@@ -1,4 +1,4 @@
-"""Section: d20 Tests, success chance and S.P. distribution (RULES.md 1.1)."""
+"""Section: d20 Tests, success chance and S.P. distribution (core rules, Tests)."""
 from __future__ import annotations
 
 from matplotlib.figure import Figure

@@ -1,4 +1,4 @@
-"""Section: death on stabilisation or healing against seconds at negative HP (RULES.md 1.2)."""
+"""Section: death on stabilisation or healing against seconds at negative HP (core rules, dying and critical injuries)."""
 from __future__ import annotations
 
 import pandas as pd

@@ -1,4 +1,4 @@
-"""Section: simulated percentile duels, win probability against the skill gap (RULES.md 3.3)."""
+"""Section: simulated percentile duels, win probability against the skill gap (percentile rules, combat)."""
 from __future__ import annotations
 
 from types import SimpleNamespace
@@ -28,7 +28,7 @@ def compute(rules: Rules, settings) -> dict:
 
 
 def _readings(ctx: Context) -> dict:
-    """The two readings of RULES.md 3.1 / 3.3 the duel figures rest on, as the rules set them
+    """The two readings of percentile rules, skill roll / combat the duel figures rest on, as the rules set them
     (``contest.winner_must_succeed``, ``combat.wound_every_hit``)."""
     sec = ctx.rules["percentile"]
     succeed = sec["contest"]["winner_must_succeed"]

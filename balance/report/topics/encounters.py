@@ -1,4 +1,4 @@
-"""Section: does the GM guide's calibration predict the fight? (RULES.md 2.3-2.4)"""
+"""Section: does the GM guide's calibration predict the fight? (GM guide, checks and attacks / adversity ratio and calibration)"""
 from __future__ import annotations
 
 import re

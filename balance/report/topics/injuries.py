@@ -1,5 +1,5 @@
 """Section: what the critical-injury roll leaves, by severity band and the whole table
-(RULES.md 1.2)."""
+(core rules, dying and critical injuries)."""
 from __future__ import annotations
 
 from ... import plots

@@ -1,4 +1,4 @@
-"""Section: the Monte Carlo engine checked on one roll (simulated vs exact, RULES.md 1.2)."""
+"""Section: the Monte Carlo engine checked on one roll (simulated vs exact, core rules, dying and critical injuries)."""
 from __future__ import annotations
 
 from ...core import injuries

@@ -1,4 +1,4 @@
-"""Section: negotiation by Psychology, expected change against the ask (RULES.md 1.5)."""
+"""Section: negotiation by Psychology, expected change against the ask (core rules, negotiation)."""
 from __future__ import annotations
 
 from ... import plots

@@ -1,4 +1,4 @@
-"""Section: the Psychology rule against the GM guide's Charisma rule (RULES.md 1.5, 2.6)."""
+"""Section: the Psychology rule against the GM guide's Charisma rule (core rules, negotiation; GM guide, economy)."""
 from __future__ import annotations
 
 import pandas as pd

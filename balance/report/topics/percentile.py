@@ -1,4 +1,4 @@
-"""Section: percentile skills, exact (RULES.md 3.1-3.2): tiers by grade, opposed rolls,
+"""Section: percentile skills, exact (percentile rules, skill roll / characteristics and derived attributes): tiers by grade, opposed rolls,
 derived attributes of rolled humans."""
 from __future__ import annotations
 

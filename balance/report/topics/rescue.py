@@ -1,4 +1,4 @@
-"""Section: dying and rescue, death against rescue time with its band (RULES.md 1.2-1.4)."""
+"""Section: dying and rescue, death against rescue time with its band (core rules, dying and critical injuries / treating injuries / time and Reactions)."""
 from __future__ import annotations
 
 import pandas as pd

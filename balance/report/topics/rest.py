@@ -1,5 +1,5 @@
 """Section: rest and regeneration, quick scores over a day and the document's examples
-(RULES.md 1.6)."""
+(core rules, rest)."""
 from __future__ import annotations
 
 import pandas as pd
@@ -16,7 +16,7 @@ REQUIRES = ("balance.core.rest",)
 RULES_SECTIONS = ("rest",)
 #: lengths of rest shown in the table (hours)
 TABLE_HOURS = (4, 8, 12, 16, 24)
-#: the document's two examples (RULES.md 1.6): the forest, and the interrupted cave
+#: the document's two examples (core rules, rest): the forest, and the interrupted cave
 EXAMPLES = {
     "example_forest": [dict(hours=8, thirst="enough", hunger="satiated", sleep_hours=6,
                             comfort=1)],

@@ -1,5 +1,5 @@
 """Section: Reactions under their cooldown, and a Complex Action on the timeline
-(RULES.md 1.4)."""
+(core rules, time and Reactions)."""
 from __future__ import annotations
 
 import pandas as pd

@@ -1,4 +1,4 @@
-"""Section: treating injuries, cure chance and expected time by Cunning and band (RULES.md 1.3)."""
+"""Section: treating injuries, cure chance and expected time by Cunning and band (core rules, treating injuries)."""
 from __future__ import annotations
 
 import numpy as np

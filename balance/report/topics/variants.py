@@ -1,5 +1,5 @@
 """Section: the bundled example variants against the bundled rules, what moved and the death
-curves of the threshold variant (issue 7; :mod:`balance.regression`)."""
+curves of the threshold variant (:mod:`balance.regression`)."""
 from __future__ import annotations
 
 import dataclasses
