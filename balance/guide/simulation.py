@@ -35,7 +35,7 @@ from .. import dice, montecarlo
 from .fight_kernel import RANDOM, WEAKEST, FightSpec, fight_sampler
 from .creatures import CreatureSheet
 from ..errors import check_choice, check_integer
-from ..montecarlo.intervals import normal_interval
+from ..montecarlo.intervals import mean_se, normal_interval
 from ..montecarlo.results import Simulation
 from ..rules import Rules, resolve
 
@@ -221,9 +221,7 @@ def _hist_mean(res, key: str, denominator=None) -> pd.DataFrame:
     h = res[key].astype(np.float64)
     v = np.arange(h.size)
     n = float(res.trials if denominator is None else denominator)
-    mean = (h * v).sum() / n if n else np.nan  # NaN: no case to average (e.g. nobody dying)
-    var = ((h * v * v).sum() - n * mean * mean) / (n - 1) if n > 1 else np.nan
-    se = float(np.sqrt(max(var, 0.0) / n)) if n > 1 else np.nan
+    mean, se = mean_se((h * v).sum(), (h * v * v).sum(), n)  # NaN: no case (nobody dying)
     low, high = normal_interval(mean, se)
     return pd.DataFrame({"estimate": [mean], "ci_low": [float(low)], "ci_high": [float(high)],
                          "se": [se], "trials": [int(n)]})

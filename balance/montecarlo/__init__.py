@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from .engine import (BLOCK_SIZE, MCResult, normal_interval, proportion_table, run,
                      shutdown_workers, wilson, z_value)
+from .intervals import mean_se
 
 __all__ = ["BLOCK_SIZE", "MCResult", "run", "shutdown_workers", "wilson", "proportion_table",
-           "normal_interval", "z_value"]
+           "normal_interval", "mean_se", "z_value"]

@@ -43,7 +43,7 @@ from . import blocks, pool
 from .pool import shutdown_workers
 from ..budgets import check_blocks, check_trials, check_workers
 from ..errors import check_integer, did_you_mean
-from .intervals import normal_interval, proportion_table, wilson, z_value
+from .intervals import mean_se, normal_interval, proportion_table, wilson, z_value
 from ..rng import RNGLike, as_seed_sequence, check_rng, seed_label
 from ..rules import Rules, resolve
 
@@ -165,14 +165,8 @@ class MCResult:
         conditional mean (e.g. mean time among deaths)."""
         s = self[key].astype(np.float64)
         n = np.broadcast_to(np.asarray(self._denominator(count, s), dtype=np.float64), s.shape)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            est = s / n
-            if sumsq is None:
-                se = np.full(s.shape, np.nan)
-            else:
-                q = self[sumsq].astype(np.float64)
-                var = np.clip((q - s * est) / (n - 1), 0.0, None)
-                se = np.sqrt(var / n)
+        q = np.full(s.shape, np.nan) if sumsq is None else self[sumsq].astype(np.float64)
+        est, se = (np.asarray(x) for x in mean_se(s, q, n))
         low, high = normal_interval(est, se, confidence)
         frame = pd.DataFrame({"estimate": np.ravel(est), "ci_low": np.ravel(low),
                               "ci_high": np.ravel(high), "se": np.ravel(se),

@@ -12,13 +12,15 @@ edges (0 successes -> low = 0; all successes -> high = 1). Means get the normal 
 from __future__ import annotations
 
 from statistics import NormalDist
+from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from ..errors import check_integer_array, check_number
 
-__all__ = ["z_value", "wilson", "normal_interval", "proportion_table"]
+__all__ = ["z_value", "wilson", "normal_interval", "mean_se", "proportion_table"]
 
 
 def z_value(confidence: float = 0.95) -> float:
@@ -83,6 +85,49 @@ def normal_interval(estimate, se, confidence: float = 0.95):
     z = z_value(confidence)
     estimate, se = np.asarray(estimate, dtype=np.float64), np.asarray(se, dtype=np.float64)
     return estimate - z * se, estimate + z * se
+
+
+def mean_se(total: ArrayLike, total_sq: ArrayLike, count: ArrayLike) -> tuple[Any, Any]:
+    """Mean per case and its standard error from a sum, a sum of squares and a count.
+
+    The one place the project turns additive accumulators into a mean: ``mean = S / N`` and
+    ``se = sqrt(var / N)``, ``var = max((Q - S * mean) / (N - 1), 0)`` the sample variance
+    (rounding can make ``Q - S * mean`` slightly negative). Pair it with
+    :func:`normal_interval` for the interval.
+
+    Parameters
+    ----------
+    total, total_sq : float or array
+        Sum ``S`` and sum of squares ``Q`` of the values (broadcast together with ``count``).
+    count : int, float or array
+        Number of cases ``N`` (the trials, or the cases of a conditional mean).
+
+    Returns
+    -------
+    (mean, se) : floats (scalar input) or arrays
+        ``mean`` is NaN where ``N == 0``; ``se`` is NaN where ``N < 2`` (one case has no spread).
+
+    Examples
+    --------
+    Values 1, 2, 3, 6 (S = 12, Q = 50): mean 3, sample variance 14 / 3.
+
+    >>> from balance.montecarlo.intervals import mean_se
+    >>> mean, se = mean_se(12, 50, 4)
+    >>> mean, round(se ** 2 * 4, 12)
+    (3.0, 4.666666666667)
+    >>> mean_se(5, 25, 1)
+    (5.0, nan)
+    """
+    s = np.asarray(total, dtype=np.float64)
+    q = np.asarray(total_sq, dtype=np.float64)
+    n = np.asarray(count, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = s / n
+        var = np.clip((q - s * mean) / (n - 1), 0.0, None)
+        se = np.where(n >= 2, np.sqrt(var / n), np.nan)
+    if mean.ndim == 0 and se.ndim == 0:
+        return float(mean), float(se)
+    return mean, se
 
 
 def proportion_table(counts, trials, index=None, *, confidence: float = 0.95) -> pd.DataFrame:

@@ -19,6 +19,7 @@ import pandas as pd
 
 from .. import montecarlo
 from ..errors import check_integer
+from ..montecarlo.intervals import mean_se
 from ..montecarlo.results import Simulation
 from ..rng import RNGLike, as_seed_sequence, seed_label
 from ..rules import resolve
@@ -34,9 +35,7 @@ def _mean_row(hist: np.ndarray, values: np.ndarray, scale: float) -> tuple:
     n = hist.sum()
     if n == 0:
         return (np.nan,) * 4 + (0,)
-    mean = (hist * values).sum() / n
-    var = (hist * (values - mean) ** 2).sum() / max(n - 1, 1)
-    se = np.sqrt(var / n)
+    mean, se = mean_se((hist * values).sum(), (hist * values * values).sum(), n)
     z = montecarlo.z_value(0.95)
     return mean * scale, (mean - z * se) * scale, (mean + z * se) * scale, se * scale, int(n)
 

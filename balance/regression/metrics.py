@@ -188,10 +188,9 @@ def mc_counts(vector, labels: Sequence[str], result) -> Measurement:
 def mc_mean(total: float, total_sq: float, result) -> Measurement:
     """A Monte Carlo mean per trial from a sum and a sum of squares, with its normal 95 %
     interval (``se = sqrt(sample variance / trials)``)."""
-    from ..montecarlo.engine import z_value
+    from ..montecarlo.intervals import mean_se, normal_interval
     n = result.trials
-    mean = float(total) / n
-    var = max((float(total_sq) - float(total) * mean) / max(n - 1, 1), 0.0)
-    half = z_value(0.95) * math.sqrt(var / n)
-    return Measurement(value=mean, interval=(mean - half, mean + half), trials=n,
+    mean, se = mean_se(float(total), float(total_sq), n)
+    low, high = normal_interval(mean, 0.0 if n < 2 else se)  # a snapshot holds finite numbers
+    return Measurement(value=mean, interval=(float(low), float(high)), trials=n,
                        seed=result.seed, sums=(float(total), float(total_sq)))

@@ -23,6 +23,8 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import stats
 
+from ..montecarlo.intervals import mean_se
+
 __all__ = ["two_proportions", "homogeneity", "two_means", "holm", "upper_bound", "lower_bound",
            "trials_for_power"]
 
@@ -67,10 +69,8 @@ def homogeneity(counts1: Sequence[int], counts2: Sequence[int]) -> float:
 
 def two_means(s1: float, q1: float, n1: int, s2: float, q2: float, n2: int) -> float:
     """Two-sided p-value of H0: equal means (Welch z), from sums ``s`` and sums of squares ``q``."""
-    m1, m2 = s1 / n1, s2 / n2
-    v1 = max((q1 - s1 * m1) / max(n1 - 1, 1), 0.0)
-    v2 = max((q2 - s2 * m2) / max(n2 - 1, 1), 0.0)
-    se = math.sqrt(v1 / n1 + v2 / n2)
+    (m1, se1), (m2, se2) = mean_se(s1, q1, n1), mean_se(s2, q2, n2)
+    se = math.hypot(se1, se2)
     if se == 0:
         return 1.0 if m1 == m2 else 0.0
     return float(2 * stats.norm.sf(abs(m1 - m2) / se))

@@ -19,6 +19,7 @@ import numbers
 from scipy import stats as _st
 
 from ..errors import check_number
+from ..montecarlo.intervals import mean_se
 from ..rules import Rules
 from .metrics import Measurement
 from .stats import lower_bound, upper_bound
@@ -134,8 +135,7 @@ def assert_metric(name: str, *, below: float | None = None, above: float | None 
 def _check_mean(value: Measurement, below, above, confidence: float, what: str) -> None:
     s, q = value.sums
     n = value.trials
-    mean = s / n
-    se = math.sqrt(max((q - s * mean) / max(n - 1, 1), 0.0) / n)
+    mean, se = mean_se(s, q, n)  # se NaN with one trial: nothing is shown
     z = _st.norm.isf(1 - confidence)
     if below is not None and not mean + z * se < below:
         raise AssertionError(f"{what} mean {mean:.4g} (upper bound {mean + z * se:.4g}, {n} "
