@@ -1,0 +1,142 @@
+"""What every explorer shares: the rules being edited, the one-line error, the figure, save.
+
+An explorer is an ``ipywidgets.VBox``: controls, a line for the rules' error (empty when the
+variant is valid), the figure (rendered to PNG in an ``Image`` widget, so it shows the same
+in JupyterLab, in a saved notebook and headless) and a readout. Every control that edits a
+rule builds the variant with ``rules.updated({...})``; a refused variant shows the
+``RulesError`` as its one line and ``.rules`` stays the last valid variant.
+"""
+from __future__ import annotations
+
+import copy
+import html
+import io
+import os
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import ipywidgets as widgets
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from ..errors import RulesError
+from ..rules import Rules, resolve
+from .variant import save_variant
+
+__all__ = ["Explorer", "merge", "one_line"]
+
+
+def merge(base: Mapping, overlay: Mapping) -> dict:
+    """``base`` with ``overlay`` merged in, recursively (tables and values replaced whole)."""
+    out = copy.deepcopy(dict(base))
+    for key, value in overlay.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = merge(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def one_line(error: BaseException) -> str:
+    """An error as the one line a designer reads (its first line, no traceback)."""
+    lines = str(error).strip().splitlines()
+    return lines[0] if lines else type(error).__name__
+
+
+class Explorer(widgets.VBox):
+    """Base of the explorers: ``.rules``, ``.error``, ``.figure``, ``.save(path)``.
+
+    Subclasses build their controls, call :meth:`_layout`, and implement :meth:`draw`
+    (compute with the exact functions or a Monte Carlo run, then plot on ``self.figure``).
+    """
+
+    def __init__(self, rules: Rules | str | os.PathLike | None, *, figsize=(10.0, 3.8),
+                 ncols: int = 1, dpi: int = 80, margins: dict | None = None) -> None:
+        super().__init__()
+        self.base: Rules = resolve(rules)
+        self.rules: Rules = self.base
+        #: the one-line error shown, or None
+        self.error: str | None = None
+        self._rules_error: str | None = None
+        self._overrides: dict = {}
+        self.dpi = dpi
+        # fixed margins, room for the legends on the right: a constrained layout would cost
+        # more than the whole redraw at every render
+        self.figure = Figure(figsize=figsize)
+        FigureCanvasAgg(self.figure)
+        self.axes = list(self.figure.subplots(1, ncols, squeeze=False)[0])
+        self.figure.subplots_adjust(**{"left": 0.07, "right": 0.78, "bottom": 0.15,
+                                       "top": 0.9, "wspace": 0.8, **(margins or {})})
+        self.message = widgets.HTML(value="", layout=widgets.Layout(min_height="1.5em"))
+        self.image = widgets.Image(format="png")
+        self.readout = widgets.HTML(value="")
+        #: seconds of the last :meth:`draw` (compute + plot) and of the last PNG render
+        self.timings: dict[str, float] = {}
+
+    def _layout(self, *controls: widgets.Widget) -> None:
+        self.children = (*controls, self.message, self.image, self.readout)
+
+    # -- rules ---------------------------------------------------------------------------
+    def set_rules(self, overrides: Mapping) -> bool:
+        """Try the variant ``base + what was changed before + overrides``.
+
+        Valid: ``.rules`` becomes it and the figure is redrawn; refused: the ``RulesError``
+        (or ``ValueError``) is shown as one line and ``.rules`` is kept. Returns whether the
+        variant was accepted.
+        """
+        candidate = merge(self._overrides, overrides)
+        try:
+            rules = self.base.updated(candidate, source="<explorer>")
+        except (RulesError, ValueError) as exc:
+            self._rules_error = one_line(exc)
+            self._show_error(exc)
+            return False
+        self._overrides, self.rules, self._rules_error = candidate, rules, None
+        self.refresh()
+        return True
+
+    def _show_error(self, exc: BaseException) -> None:
+        self.error = one_line(exc)
+        self.message.value = (f'<span style="color:#B00020">&#9888; {html.escape(self.error)}'
+                              "</span>")
+
+    def _clear_error(self) -> None:
+        if self._rules_error:  # a control still holds a refused value: keep saying so
+            self._show_error(RulesError(self._rules_error))
+            return
+        self.error = None
+        self.message.value = ""
+
+    # -- drawing -------------------------------------------------------------------------
+    def draw(self) -> None:  # pragma: no cover - each explorer draws its own figure
+        raise NotImplementedError
+
+    def refresh(self, *_: Any) -> None:
+        """Recompute and redraw; an error of the computation is shown as one line."""
+        start = time.perf_counter()
+        try:
+            for ax in self.axes:
+                ax.clear()
+            self.draw()
+        except (RulesError, ValueError) as exc:
+            self._show_error(exc)
+            return
+        self.timings["draw"] = time.perf_counter() - start
+        self._clear_error()
+        self.render()
+
+    def render(self) -> None:
+        """Render the figure to the PNG of the ``Image`` widget."""
+        start = time.perf_counter()
+        buffer = io.BytesIO()
+        self.figure.savefig(buffer, format="png", dpi=self.dpi)
+        self.image.value = buffer.getvalue()
+        self.timings["render"] = time.perf_counter() - start
+
+    # -- saving --------------------------------------------------------------------------
+    def save(self, path: str | os.PathLike) -> Path:
+        """Write the variant being edited to ``path``: only what differs from the bundled
+        rules (``load_rules(path) == self.rules``). Returns the path."""
+        return save_variant(self.rules, path)

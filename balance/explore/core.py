@@ -1,0 +1,270 @@
+"""Explorers of the core rules: dying and critical injuries (RULES.md 1.2), negotiation (1.5)
+and treatment (1.3). Everything drawn is exact: each change recomputes the curves with the
+closed-form functions (``bl.injuries``, ``bl.negotiation``, ``bl.treatment``).
+
+>>> import balance as bl
+>>> explorer = bl.explore.injuries()
+>>> explorer.death_threshold.value = 180
+>>> explorer.rules["injuries"]["death_threshold"], explorer.error
+(180, None)
+>>> explorer.death_threshold.value = 150      # inside the table: refused, one line
+>>> explorer.rules["injuries"]["death_threshold"], explorer.error[:59]
+(180, '<explorer>: injuries.death_threshold = 150 falls inside the')
+"""
+from __future__ import annotations
+
+import html
+import os
+from functools import partial
+
+import ipywidgets as widgets
+import numpy as np
+
+from ..core import injuries as injury_rules
+from ..core import negotiation as negotiation_rules
+from ..core import treatment as treatment_rules
+from ..plots.core import (death_curves, injury_bands, negotiation_curves, treatment_curves)
+from ..plots.explore import state_marker
+from ..report import data
+from ..rules import Rules
+from .base import Explorer
+
+__all__ = ["InjuryExplorer", "NegotiationExplorer", "TreatmentExplorer", "injuries",
+           "negotiation", "treatment"]
+
+_STYLE = {"description_width": "11em"}
+_WIDE = widgets.Layout(width="30em")
+
+
+def slider(description: str, value: int, low: int, high: int, **options) -> widgets.IntSlider:
+    """An integer slider that reports while it is dragged (``continuous_update``)."""
+    return widgets.IntSlider(value=value, min=min(low, value), max=max(high, value),
+                             description=description, continuous_update=True, style=_STYLE,
+                             layout=_WIDE, **options)
+
+
+def _percent(p: float) -> str:
+    return f"{100 * p:.1f} %"
+
+
+class InjuryExplorer(Explorer):
+    """Death curves and severity bands of the critical-injury roll (RULES.md 1.2), live.
+
+    Sliders: the state (seconds at negative HP, negative HP, wounds) and two rules
+    (``injuries.death_threshold``, ``injuries.automatic_death_seconds``); the injury table as
+    a grid of its rows' bounds and test modifiers. Left: death against seconds for 0-3 wounds
+    (and the chosen count) at the chosen negative HP; right: the outcome by severity band for
+    the chosen state; a dotted line at the chosen seconds, read out below.
+    """
+
+    def __init__(self, rules: Rules | str | os.PathLike | None = None) -> None:
+        super().__init__(rules, ncols=2, figsize=(11.0, 3.8),
+                         margins={"left": 0.06, "right": 0.86, "wspace": 0.75})
+        inj = self.rules["injuries"]
+        auto, threshold = inj["automatic_death_seconds"], inj["death_threshold"]
+        self.seconds = slider("seconds at negative HP", min(40, auto), 0, auto)
+        self.negative_hp = slider("negative HP", 6, 1, 50)
+        self.wounds = slider("wounds", 1, 0, 6)
+        self.death_threshold = slider("death threshold", threshold, 2, 2 * threshold)
+        self.automatic_death_seconds = slider("automatic death (s)", auto, 1, 2 * auto)
+        for w in (self.seconds, self.negative_hp, self.wounds):
+            w.observe(self.refresh, names="value")
+        self.death_threshold.observe(
+            lambda c: self.set_rules({"injuries": {"death_threshold": c["new"]}}), names="value")
+        self.automatic_death_seconds.observe(
+            lambda c: self.set_rules({"injuries": {"automatic_death_seconds": c["new"]}}),
+            names="value")
+        self.grid, self.cells = self._table_grid()
+        state = widgets.VBox([self.seconds, self.negative_hp, self.wounds])
+        rule = widgets.VBox([self.death_threshold, self.automatic_death_seconds])
+        table = widgets.Accordion(children=[self.grid], titles=("injury table (low, high, "
+                                                                "test modifier)",))
+        self._layout(widgets.HBox([state, rule]), table)
+        self.refresh()
+
+    def _table_grid(self) -> tuple[widgets.GridBox, list[dict[str, widgets.IntText]]]:
+        inj = self.rules["injuries"]
+        items: list[widgets.Widget] = [widgets.HTML(f"<b>{h}</b>") for h in
+                                       ("injury", "low", "high", "modifier")]
+        cells = []
+        for row in inj["table"]:
+            high = row.get("high", inj["death_threshold"] - 1)
+            cell = {k: widgets.IntText(value=v, layout=widgets.Layout(width="6em"))
+                    for k, v in (("low", row["low"]), ("high", high),
+                                 ("modifier", row["modifier"]))}
+            for w in cell.values():
+                w.observe(self._table_edited, names="value")
+            items += [widgets.Label(row["en"]), cell["low"], cell["high"], cell["modifier"]]
+            cells.append(cell)
+        grid = widgets.GridBox(items, layout=widgets.Layout(
+            grid_template_columns="14em 7em 7em 7em", max_height="18em", overflow="auto"))
+        return grid, cells
+
+    def _table_edited(self, _change=None) -> None:
+        rows = [dict(row, **{k: int(w.value) for k, w in cell.items()})
+                for row, cell in zip(self.rules["injuries"]["table"], self.cells)]
+        self.set_rules({"injuries": {"table": rows}})
+
+    def draw(self) -> None:
+        rules = self.rules
+        auto = rules["injuries"]["automatic_death_seconds"]
+        if self.seconds.max != auto:  # the state follows the wall (no redraw meanwhile)
+            with self.hold_trait_notifications():
+                self.seconds.unobserve(self.refresh, names="value")
+                self.seconds.max = auto
+                self.seconds.observe(self.refresh, names="value")
+        s, hp, n = self.seconds.value, self.negative_hp.value, self.wounds.value
+        self.curve_wounds = sorted({0, 1, 2, 3, n})
+        surface = data.death_surface(negative_hp=[hp], wounds=self.curve_wounds, rules=rules)
+        left, right = self.axes
+        death_curves(surface, ax=left, rules=rules)
+        injury_bands(surface, negative_hp=hp, wounds=n, ax=right)
+        state_marker(left, s)
+        state_marker(right, s, colour="white")
+        probs = injury_rules.injury_probabilities(s, hp, n, rules=rules)
+        mods = np.array([r["modifier"] for r in rules["injuries"]["table"]])
+        bands = "".join(f"<td>{m}: {_percent(probs[:-1][mods == m].sum())}</td>"
+                        for m in sorted(set(mods.tolist()), reverse=True))
+        self.readout.value = (
+            f"<b>{s} s at -{hp} HP, {n} wound{'s' if n != 1 else ''}</b>: death "
+            f"<b>{_percent(probs[-1])}</b> (exact); survivors' test modifier "
+            f"<table><tr>{bands}</tr></table>")
+
+
+class NegotiationExplorer(Explorer):
+    """Expected price change against the ask X (RULES.md 1.5), live: Psychology and the rule's
+    two divisors (``negotiation.partial_divisor``, ``negotiation.full_divisor``); the bundled
+    rule's curve is drawn for comparison."""
+
+    def __init__(self, rules: Rules | str | os.PathLike | None = None) -> None:
+        super().__init__(rules, figsize=(9.0, 3.8))
+        neg = self.rules["negotiation"]
+        self.psychology = slider("Psychology", 12, 1, self.rules["d20"]["die"])
+        self.partial_divisor = slider("partial divisor", neg["partial_divisor"], 1, 10)
+        self.full_divisor = slider("full divisor", neg["full_divisor"], 1, 10)
+        self.psychology.observe(self.refresh, names="value")
+        for key in ("partial_divisor", "full_divisor"):
+            getattr(self, key).observe(
+                partial(lambda k, c: self.set_rules({"negotiation": {k: c["new"]}}), key),
+                names="value")
+        self._layout(widgets.HBox([self.psychology,
+                                   widgets.VBox([self.partial_divisor, self.full_divisor])]))
+        self.refresh()
+
+    def draw(self) -> None:
+        psy = self.psychology.value
+        table = data.negotiation_table([psy], rules=self.rules)
+        ax = self.axes[0]
+        negotiation_curves(table, ax=ax)
+        if self.rules != self.base:
+            base = data.negotiation_table([psy], rules=self.base)
+            ax.plot(base["ask"], base["expected_change"], color="#999999", linestyle="--",
+                    label="before the edit", gid="base")
+            ax.legend(fontsize=8, frameon=False)
+        best = negotiation_rules.best_ask(psy, rules=self.rules)
+        out = negotiation_rules.ask_outcomes(psy, best, rules=self.rules)
+        self.readout.value = (
+            f"Psychology {psy}: best ask <b>X = {best} %</b>, expected change "
+            f"<b>{out['expected_change']:.2f} %</b> (unchanged {_percent(out['unchanged'])}, "
+            f"partial {_percent(out['partial'])}, full {_percent(out['full'])}; exact)")
+
+
+class TreatmentExplorer(Explorer):
+    """Cure chance and expected time against Cunning by injury band (RULES.md 1.3), live: each
+    level's Cunning bonus and retry interval (``treatment.<level>.bonus``,
+    ``treatment.<level>.retry_minutes``)."""
+
+    def __init__(self, rules: Rules | str | os.PathLike | None = None) -> None:
+        super().__init__(rules, ncols=2, figsize=(11.0, 3.8),
+                         margins={"left": 0.06, "right": 0.86, "wspace": 0.75})
+        self.levels = [k for k, v in self.rules["treatment"].items()
+                       if hasattr(v, "keys") and "bonus" in v]
+        self.cunning = slider("Cunning", 12, 1, self.rules["d20"]["die"])
+        self.cunning.observe(self.refresh, names="value")
+        self.bonus, self.retry = {}, {}
+        columns = []
+        for key in self.levels[:2]:
+            level = self.rules["treatment"][key]
+            self.bonus[key] = slider(f"{level['en']}: bonus", level["bonus"], -20, 20)
+            self.retry[key] = widgets.BoundedIntText(
+                value=level["retry_minutes"], min=0, max=10**7, description=
+                f"{level['en']}: retry (min)", style=_STYLE, layout=_WIDE)
+            for what, w in (("bonus", self.bonus[key]), ("retry_minutes", self.retry[key])):
+                w.observe(partial(lambda k, f, c: self.set_rules(
+                    {"treatment": {k: {f: c["new"]}}}), key, what), names="value")
+            columns.append(widgets.VBox([self.bonus[key], self.retry[key]]))
+        self._layout(self.cunning, widgets.HBox(columns))
+        self.refresh()
+
+    def draw(self) -> None:
+        table = treatment_rules.cure_table(levels=tuple(self.levels[:2]), rules=self.rules)
+        names = list(dict.fromkeys(table["level"]))
+        for ax, name in zip(self.axes, names):
+            treatment_curves(table, level=name, ax=ax, rules=self.rules)
+            state_marker(ax, self.cunning.value)
+        c = self.cunning.value
+        rows = table[table["cunning"] == c]
+        cells = "".join(
+            f"<tr><td>{html.escape(str(r.level))}</td><td>{r.modifier}</td>"
+            f"<td>{_percent(r.chance)}</td><td>{r.expected_hours:.1f} h</td></tr>"
+            for r in rows.itertuples())
+        self.readout.value = (f"<b>Cunning {c}</b> (exact)<table><tr><th>level</th>"
+                              f"<th>band</th><th>chance</th><th>expected time</th></tr>"
+                              f"{cells}</table>")
+
+
+def injuries(rules: Rules | str | os.PathLike | None = None) -> InjuryExplorer:
+    """A live explorer of dying and critical injuries (core rules, critical injuries).
+
+    Parameters
+    ----------
+    rules : Rules, path or None
+        The rules to start from (default: bundled).
+
+    Returns
+    -------
+    InjuryExplorer
+        The widget (display it in a notebook); ``.rules`` is the variant being edited,
+        ``.save("variant.toml")`` writes it, ``.error`` is the one-line error shown, if any.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> e = bl.explore.injuries()
+    >>> e.wounds.value = 2          # 40 s at -6 HP: 1d100 + 3 x 46 >= 176 on 38..100
+    >>> [round(float(p), 2) for p in e.axes[0].get_lines()[2].get_ydata()[[0, 40]]]
+    [0.0, 0.63]
+    """
+    return InjuryExplorer(rules)
+
+
+def negotiation(rules: Rules | str | os.PathLike | None = None) -> NegotiationExplorer:
+    """A live explorer of the Psychology negotiation (core rules, negotiation).
+
+    Returns the widget, with ``.rules``, ``.save(path)`` and ``.error``.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> e = bl.explore.negotiation()
+    >>> e.full_divisor.value = 3
+    >>> e.rules["negotiation"]["full_divisor"]
+    3
+    """
+    return NegotiationExplorer(rules)
+
+
+def treatment(rules: Rules | str | os.PathLike | None = None) -> TreatmentExplorer:
+    """A live explorer of treating injuries (core rules, treating injuries).
+
+    Returns the widget, with ``.rules``, ``.save(path)`` and ``.error``.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> e = bl.explore.treatment()
+    >>> e.bonus["light"].value = 4
+    >>> e.rules["treatment"]["light"]["bonus"]
+    4
+    """
+    return TreatmentExplorer(rules)
