@@ -29,6 +29,7 @@ _MODULES = {
     "percentile": "percentile", "plots": "plots", "report": "report",
     "regression": "regression", "bench": "bench", "cli": "cli",
     "tune": "tune",
+    "explore": "explore",
 }
 
 __all__ = ["Rules", "RulesError", "load_rules", "__version__", *_MODULES]
