@@ -3,11 +3,29 @@
 An expression is a sum of signed terms, each ``NdM`` (``dM`` means ``1dM``) or an integer:
 ``1d100``, ``3d6``, ``2d6+6``, ``1d8+1d6``, ``-1d4``, ``0``.
 
+A dice term may carry modifiers, written the way designers (and Roll20, AnyDice) write them,
+in this order, each at most once (case does not matter):
+
+- ``rN`` reroll a die showing N or less, once (the second roll stands): ``1d20r1``, ``2d6r2``
+  (Great Weapon Fighting); ``rrN`` reroll until it shows more than N.
+- ``!`` explode: a die showing its highest face is rolled again and added, at most
+  :data:`~balance.budgets.MAX_EXPLOSIONS` (20) times; the last extra roll stands even on its
+  highest face, so the distributions are exact for "explodes at most 20 times" and differ
+  from the unbounded rule by :attr:`Dice.truncated_mass` (1d6!: 4.6e-17; 1d2!: 4.8e-7). A
+  reroll applies to every roll of the die, extra rolls too.
+- ``khK`` / ``klK`` keep the K highest / lowest dice (``k`` is ``kh``; K defaults to 1);
+  ``dhK`` / ``dlK`` drop the K highest / lowest: ``4d6kh3`` = ``4d6dl1``, ``2d20kh1``
+  (advantage), ``2d20kl1`` (disadvantage). An exploded die is kept or dropped whole.
+
 >>> import balance as bl
 >>> float(bl.dice.distribution("2d6")[7])
 0.16666666666666666
 >>> bl.dice.parse("2d6+6").mean
 13.0
+>>> round(float(bl.dice.distribution("4d6kh3")[18]), 6)  # 21 of 1,296 rolls
+0.016204
+>>> round(bl.dice.parse("2d20kh1").mean, 4)
+13.825
 
 Budgets (:mod:`balance.budgets`): a term rolls at most :data:`MAX_DICE` dice (1,000, also in
 all terms together) of at most :data:`MAX_FACES` faces (10,000); a constant is at most
@@ -16,23 +34,38 @@ all terms together) of at most :data:`MAX_FACES` faces (10,000); a constant is a
 Within that budget small expressions are convolved die by die in exact integers; larger ones
 (over :data:`_DIRECT_WORK` multiply-adds) by FFT convolution of the per-die distributions,
 raised to each term's count by repeated squaring: absolute error below 1e-15 per total, so
-totals rarer than that may read 0.
+totals rarer than that may read 0. Modified terms are exact in floating point: per-die
+distributions (reroll, explosion) raised to the count by repeated squaring, keep/drop by a
+pass over the die's values from the highest down (binomial counts of dice on each value, at
+most :data:`_DIRECT_WORK` steps: ``100d100kh50`` is refused exactly, sample it; ``kh1`` and
+``kl1`` read the maximum's and minimum's distribution directly, so ``1000d1000kh1`` is instant).
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
-from .budgets import MAX_CONSTANT, MAX_DICE, MAX_FACES, check_sample, check_support
+import numpy as np
+
+from .budgets import (MAX_CONSTANT, MAX_DICE, MAX_EXPLOSIONS, MAX_FACES, check_sample,
+                      check_support)
 from .rng import RNGLike, as_generator
 
-__all__ = ["Dice", "parse", "distribution", "sample", "convolve", "MAX_DICE", "MAX_FACES"]
+if TYPE_CHECKING:  # pandas is imported where a distribution is built (a fast CLI start)
+    import pandas as pd
+
+__all__ = ["Dice", "Pool", "parse", "distribution", "sample", "convolve", "MAX_DICE",
+           "MAX_FACES", "MAX_EXPLOSIONS"]
 
 _TERM = re.compile(r"^(?:(\d*)[dD](\d+)|(\d+))$")
+_POOL = re.compile(r"^(\d*)[dD](\d+)(.+)$")
+_MODIFIER = re.compile(r"(rr|r)(\d+)|(!)|(kh|kl|dh|dl|k)(\d*)")
+_MODIFIERS_HELP = ("rN reroll once, rrN reroll until above N, ! explode, khK klK keep, "
+                   "dhK dlK drop")
 _ENUMERATE_LIMIT = 1 << 16  # sample N dice of M faces with one draw when M**N is this small
 #: above this many multiply-adds, exact distributions use FFT convolution (about 0.1 s)
 _DIRECT_WORK = 2 * 10**8
@@ -41,16 +74,66 @@ _SAMPLE_CHUNK = 1 << 20
 
 
 @dataclass(frozen=True)
+class Pool:
+    """One dice term with modifiers: ``count`` dice of ``faces`` faces, each rerolled
+    (``reroll`` > 0: faces up to it, once or ``until`` above), exploded, then kept or dropped
+    (``keep`` one of ``kh kl dh dl`` with ``n`` dice, or ``""``)."""
+
+    sign: int
+    count: int
+    faces: int
+    reroll: int = 0
+    until: bool = False
+    explode: bool = False
+    keep: str = ""
+    n: int = 0
+
+    def __str__(self) -> str:
+        text = f"{self.count}d{self.faces}"
+        if self.reroll:
+            text += f"{'rr' if self.until else 'r'}{self.reroll}"
+        if self.explode:
+            text += "!"
+        return text + (f"{self.keep}{self.n}" if self.keep else "")
+
+    @property
+    def kept(self) -> int:
+        """Dice that count in the total."""
+        if self.keep in ("kh", "kl"):
+            return self.n
+        return self.count - self.n if self.keep else self.count
+
+    @property
+    def highest(self) -> bool:
+        """Are the highest dice kept (``kh``, ``dl``)?"""
+        return self.keep in ("kh", "dl")
+
+    def die_range(self) -> tuple[int, int]:
+        """(lowest, highest) value of one die after reroll and explosion."""
+        low = self.reroll + 1 if self.until else 1
+        return low, self.faces * (MAX_EXPLOSIONS + 1) if self.explode else self.faces
+
+    def bounds(self) -> tuple[int, int]:
+        """(min, max) of the term, sign included."""
+        low, high = self.die_range()
+        low, high = low * self.kept, high * self.kept
+        return (low, high) if self.sign > 0 else (-high, -low)
+
+
+@dataclass(frozen=True)
 class Dice:
-    """A parsed dice expression: signed dice terms plus a constant."""
+    """A parsed dice expression: signed plain dice terms, a constant, and modified terms
+    (:class:`Pool`: keep/drop, explode, reroll)."""
 
     terms: tuple[tuple[int, int, int], ...]  # (sign, count, faces)
     constant: int = 0
+    pools: tuple[Pool, ...] = ()
 
     def __str__(self) -> str:
         parts = []
         for sign, count, faces in self.terms:
             parts.append(("-" if sign < 0 else "+") + f"{count}d{faces}")
+        parts += [("-" if pool.sign < 0 else "+") + str(pool) for pool in self.pools]
         if self.constant or not parts:
             parts.append(f"{self.constant:+d}")
         text = "".join(parts)
@@ -58,15 +141,47 @@ class Dice:
 
     @property
     def min(self) -> int:
-        return self.constant + sum(c * (1 if s > 0 else -f) for s, c, f in self.terms)
+        return (self.constant + sum(c * (1 if s > 0 else -f) for s, c, f in self.terms)
+                + sum(pool.bounds()[0] for pool in self.pools))
 
     @property
     def max(self) -> int:
-        return self.constant + sum(c * (f if s > 0 else -1) for s, c, f in self.terms)
+        return (self.constant + sum(c * (f if s > 0 else -1) for s, c, f in self.terms)
+                + sum(pool.bounds()[1] for pool in self.pools))
 
     @property
     def mean(self) -> float:
-        return self.constant + sum(s * c * (f + 1) / 2 for s, c, f in self.terms)
+        """The exact mean (a keep/drop term over the exact work budget raises ValueError)."""
+        mean = self.constant + sum(s * c * (f + 1) / 2 for s, c, f in self.terms)
+        for pool in self.pools:
+            if pool.keep and pool.kept < pool.count:
+                low, probs = _pool_probs(pool)
+                mean += pool.sign * float(np.dot(np.arange(low, low + probs.size), probs))
+            else:
+                die = _die_probs(pool)
+                mean += pool.sign * pool.count * float(np.dot(np.arange(1, die.size + 1), die))
+        return mean
+
+    @property
+    def is_plain(self) -> bool:
+        """No modified term (only ``NdM`` terms and integers)."""
+        return not self.pools
+
+    @property
+    def truncated_mass(self) -> float:
+        """Probability that an exploding die reaches the explosion budget on its highest face
+        (where "explodes at most :data:`MAX_EXPLOSIONS` times" and the unbounded rule differ);
+        0 without ``!``.
+
+        >>> round(parse("1d6!").truncated_mass / (1 / 6) ** 21, 9)
+        1.0
+        """
+        log_whole = 0.0  # log P(no die reaches the budget), exact for tiny masses
+        for pool in self.pools:
+            if pool.explode:
+                top = float(_roll_probs(pool)[-1]) ** (MAX_EXPLOSIONS + 1)
+                log_whole += pool.count * math.log1p(-top)
+        return -math.expm1(log_whole)
 
     def distribution(self) -> pd.Series:
         """Exact distribution: Series value -> probability (sums to 1)."""
@@ -85,6 +200,8 @@ class Dice:
             else:
                 draw = _sum_of_draws(gen, count, faces, out.size).reshape(out.shape)
             out += sign * draw
+        for pool in self.pools:
+            out += pool.sign * _sample_pool(gen, pool, out.size).reshape(out.shape)
         return out
 
     @property
@@ -140,11 +257,19 @@ def parse(expr: str | int | Dice) -> Dice:
     tokens = re.findall(r"[+-]?[^+-]*", text)
     tokens = [t for t in tokens if t]
     terms: list[tuple[int, int, int]] = []
+    pools: list[Pool] = []
     constant = 0
     for token in tokens:
         sign = -1 if token[0] == "-" else 1
         body = token.lstrip("+-")
         match = _TERM.match(body)
+        if match is None and (len(token) - len(body)) <= 1 and _POOL.match(body):
+            pool = _parse_pool(expr, sign, body)
+            if pool.reroll or pool.explode or pool.keep:
+                pools.append(pool)
+            else:  # every die kept and nothing else: a plain term
+                terms.append((sign, pool.count, pool.faces))
+            continue
         if match is None or (len(token) - len(body)) > 1:
             raise ValueError(f"bad dice expression {_shown(expr)}: {_shown(token)} is not NdM "
                              "(e.g. 2d6) or an integer")
@@ -165,13 +290,69 @@ def parse(expr: str | int | Dice) -> Dice:
             raise ValueError(f"bad dice expression {_shown(expr)}: {_shown(body)} must have 1 to "
                              f"{MAX_FACES} faces")
         terms.append((sign, count, faces))
-    if sum(c for _, c, _ in terms) > MAX_DICE:
+    rolled = sum(c for _, c, _ in terms) + sum(pool.count for pool in pools)
+    if rolled > MAX_DICE:
         raise ValueError(f"bad dice expression {_shown(expr)}: rolls "
-                         f"{sum(c for _, c, _ in terms):,} dice; at most {MAX_DICE} in all")
+                         f"{rolled:,} dice; at most {MAX_DICE} in all")
     if abs(constant) > MAX_CONSTANT:
         raise ValueError(f"bad dice expression {_shown(expr)}: constant {constant} must be "
                          f"between -{MAX_CONSTANT} and {MAX_CONSTANT}")
-    return Dice(tuple(terms), constant)
+    return Dice(tuple(terms), constant, tuple(pools))
+
+
+def _parse_pool(expr: str, sign: int, body: str) -> Pool:
+    """A term with modifiers (``4d6kh3``, ``1d6!``, ``1d20r1``), one-line errors naming the
+    bad part."""
+    match = _POOL.match(body)
+    assert match is not None
+    count_text, faces_text, rest = match.groups()
+    where = f"bad dice expression {_shown(expr)}" + (
+        f": {_shown(body)}" if body != str(expr).replace(" ", "") else "")
+    count = int(count_text) if count_text and len(count_text) <= 10 else (
+        1 if not count_text else MAX_DICE + 1)
+    faces = int(faces_text) if len(faces_text) <= 10 else MAX_FACES + 1
+    if not 1 <= count <= MAX_DICE:
+        raise ValueError(f"{where} must roll 1 to {MAX_DICE} dice")
+    if not 1 <= faces <= MAX_FACES:
+        raise ValueError(f"{where} must have 1 to {MAX_FACES} faces")
+    found: dict[str, tuple[str, int]] = {}
+    pos, rest = 0, rest.lower()
+    order = ("reroll", "explode", "keep")
+    while pos < len(rest):
+        mod = _MODIFIER.match(rest, pos)
+        if mod is None:
+            raise ValueError(f"{where}: {_shown(rest[pos:])} is not a modifier "
+                             f"({_MODIFIERS_HELP})")
+        kind = "reroll" if mod.group(1) else "explode" if mod.group(3) else "keep"
+        if kind in found or any(k in found for k in order[order.index(kind) + 1:]):
+            raise ValueError(f"{where}: {_shown(mod.group(0))} out of place; modifiers come "
+                             "in the order reroll (r, rr), explode (!), keep/drop (k, d), "
+                             "each once, e.g. 4d6r1!kh3")
+        digits = mod.group(2) or mod.group(5) or ""
+        if len(digits) > 10:
+            digits = str(MAX_DICE * MAX_FACES + 1)
+        found[kind] = (mod.group(1) or mod.group(3) or mod.group(4), int(digits or 1))
+        pos = mod.end()
+    reroll, until = 0, False
+    if "reroll" in found:
+        op, reroll = found["reroll"]
+        until = op == "rr"
+        if not 1 <= reroll < faces:
+            raise ValueError(f"{where}: {op}{reroll} must reroll faces 1 to N with N below "
+                             f"the {faces} faces (1 to {faces - 1})" if faces > 1 else
+                             f"{where}: a d1 cannot be rerolled")
+    explode = "explode" in found
+    if explode and faces < 2:
+        raise ValueError(f"{where}: a d1 cannot explode (it would always roll again)")
+    keep, n = found.get("keep", ("", 0))
+    keep = "kh" if keep == "k" else keep
+    if keep in ("kh", "kl") and not 1 <= n <= count:
+        raise ValueError(f"{where}: {keep}{n} must keep 1 to {count} of the {count} dice")
+    if keep in ("dh", "dl") and not 0 <= n < count:
+        raise ValueError(f"{where}: {keep}{n} must drop 0 to {count - 1} of the {count} dice")
+    if keep and (n == count if keep in ("kh", "kl") else n == 0):
+        keep, n = "", 0  # every die kept: a plain sum
+    return Pool(sign, count, faces, reroll, until, explode, keep, n)
 
 
 def _direct_work(dice: Dice) -> int:
@@ -188,6 +369,17 @@ def _direct_work(dice: Dice) -> int:
 @lru_cache(maxsize=512)
 def _distribution(dice: Dice) -> pd.Series:
     check_support(dice, dice.support)
+    if dice.pools:
+        plain = Dice(dice.terms, dice.constant)
+        probs = _distribution(plain).reindex(range(plain.min, plain.max + 1),
+                                             fill_value=0.0).to_numpy(dtype=float)
+        start = plain.min
+        for pool in dice.pools:
+            low, part = _pool_probs(pool)
+            probs = convolve(probs, part[::-1] if pool.sign < 0 else part)
+            start += low if pool.sign > 0 else -(low + part.size - 1)
+        series = _series(dice, np.clip(probs, 0.0, None) / probs.sum(), start)
+        return series[series > 0]
     if _direct_work(dice) > _DIRECT_WORK:
         return _series(dice, _fft_probs(dice))
     # integer counts while they fit in int64 (exact), floats beyond
@@ -204,8 +396,11 @@ def _distribution(dice: Dice) -> pd.Series:
     return series[series > 0]
 
 
-def _series(dice: Dice, probs: np.ndarray) -> pd.Series:
-    values = np.arange(dice.min, dice.min + probs.size)
+def _series(dice: Dice, probs: np.ndarray, start: int | None = None) -> pd.Series:
+    import pandas as pd
+
+    start = dice.min if start is None else start
+    values = np.arange(start, start + probs.size)
     return pd.Series(probs, index=pd.Index(values, name="value"), name="probability")
 
 
@@ -221,6 +416,167 @@ def convolve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``np.convolve(a, b)`` of non-negative weights (the distribution of a sum): directly up
     to :data:`_DIRECT_WORK` multiply-adds, by FFT above (absolute error below 1e-15)."""
     return np.convolve(a, b) if a.size * b.size <= _DIRECT_WORK else _fft_convolve(a, b)
+
+
+# --- modified terms (Pool): reroll, explode, keep/drop ----------------------------------
+def _roll_probs(pool: Pool) -> np.ndarray:
+    """Probabilities of faces 1..M of one roll of a pool's die, reroll applied."""
+    m = pool.faces
+    probs = np.full(m, 1.0 / m)
+    if pool.until:
+        probs[:pool.reroll] = 0.0
+        probs[pool.reroll:] = 1.0 / (m - pool.reroll)
+    elif pool.reroll:
+        probs = probs * (pool.reroll / m)
+        probs[pool.reroll:] += 1.0 / m
+    return probs
+
+
+@lru_cache(maxsize=256)
+def _die_probs(pool: Pool) -> np.ndarray:
+    """Probabilities of one die's values 1..V (index 0 is 1): reroll, then explosion (at most
+    MAX_EXPLOSIONS extra rolls; the last one stands)."""
+    roll = _roll_probs(pool)
+    if not pool.explode:
+        return roll
+    m = pool.faces
+    probs = np.zeros(m * (MAX_EXPLOSIONS + 1))
+    top = roll[-1]
+    for k in range(MAX_EXPLOSIONS + 1):
+        chain = top ** k
+        if k == MAX_EXPLOSIONS:
+            probs[k * m:(k + 1) * m] += chain * roll
+        else:
+            probs[k * m:(k + 1) * m - 1] += chain * roll[:-1]
+    return probs
+
+
+def _power(probs: np.ndarray, count: int) -> np.ndarray:
+    """``probs`` convolved with itself ``count`` times (repeated squaring)."""
+    out, base = np.ones(1), probs
+    while count:
+        if count & 1:
+            out = convolve(out, base)
+        count >>= 1
+        if count:
+            base = convolve(base, base)
+    return out
+
+
+def _keep_work(pool: Pool, values: int) -> int:
+    """Steps of the keep/drop pass: values x kept x (kept x totals + dice)."""
+    k = pool.kept
+    return values * k * (k * (k * values + 1) + pool.count + 1)
+
+
+@lru_cache(maxsize=256)
+def _pool_probs(pool: Pool) -> tuple[int, np.ndarray]:
+    """(lowest total, probabilities of lowest..highest) of a pool, sign not applied."""
+    die = _die_probs(pool)
+    n, k = pool.count, pool.kept
+    if not pool.keep or k == n:
+        probs = _power(die, n)  # totals from n (all ones)
+        return n, np.clip(probs, 0.0, None)
+    if not pool.highest:  # the lowest k of X are minus the highest k of -X
+        low, probs = _keep_highest(die[::-1], n, k, pool)
+        top = die.size + 1
+        return k * top - (low + probs.size - 1), probs[::-1]
+    return _keep_highest(die, n, k, pool)
+
+
+def _keep_highest(die: np.ndarray, n: int, k: int, pool: Pool) -> tuple[int, np.ndarray]:
+    """Distribution of the sum of the ``k`` highest of ``n`` dice of probabilities ``die``
+    over values 1..V: (lowest total, probabilities). ``k == 1`` from the maximum's CDF;
+    otherwise values from the highest down, the count of dice on each value binomial among
+    those not yet placed."""
+    size = die.size
+    cdf = np.minimum(np.cumsum(die), 1.0)
+    if k == 1:
+        probs = np.diff(cdf ** n, prepend=0.0)
+        return 1, np.clip(probs, 0.0, None)
+    values = np.flatnonzero(die > 0) + 1
+    work = _keep_work(pool, values.size)
+    if work > _DIRECT_WORK:
+        raise ValueError(f"dice {pool}: keeping {k} of {n} dice exactly takes {work:.1e} "
+                         f"steps, over the dice budget ({_DIRECT_WORK:.0e}); sample it "
+                         "instead (dice.sample, or --trials on the command line)")
+    logfact = np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, n + 1)))])
+    remaining = n - np.arange(k)  # dice not yet placed, per number placed j = 0..k-1
+    width = k * size + 1
+    state = np.zeros((k, width))  # [j placed, kept total]
+    state[0, 0] = 1.0
+    done = np.zeros(width)
+    for v in values[::-1]:
+        r = min(1.0, die[v - 1] / cdf[v - 1])
+        new = np.zeros_like(state)
+        weights = _binomial(logfact, remaining, r, n)  # [j, c]: c of the n - j dice on v
+        for c in range(k):
+            rows = k - c  # j from 0 to k-1-c stays under k after c more dice
+            shift = c * v
+            if shift < width:
+                new[c:, shift:] += weights[:rows, c, None] * state[:rows, :width - shift]
+        # k - j or more dice on v: the k highest are complete (summed, not 1 - the rest,
+        # so rare totals keep their tiny probabilities)
+        tail = np.where(np.arange(n + 1)[None, :] >= (k - np.arange(k))[:, None],
+                        weights, 0.0).sum(axis=1)
+        for j in range(k):
+            shift = (k - j) * v
+            if tail[j] > 0 and shift < width:
+                done[shift:] += tail[j] * state[j, :width - shift]
+        state = new
+    return k, done[k:k * size + 1]
+
+
+def _binomial(logfact: np.ndarray, n: np.ndarray, r: float, most: int) -> np.ndarray:
+    """``[i, c]`` = P(Binomial(n[i], r) = c) for c = 0..most (0 where c > n[i])."""
+    c = np.arange(most + 1)[None, :]
+    m = n[:, None]
+    ok = c <= m
+    if r >= 1.0:
+        return (c == m).astype(float)
+    if r <= 0.0:
+        return ((c == 0) & ok).astype(float)
+    safe = np.where(ok, m - c, 0)
+    logs = (logfact[m] - logfact[np.minimum(c, m)] - logfact[safe] + c * np.log(r)
+            + safe * np.log1p(-r))
+    return np.where(ok, np.exp(np.where(ok, logs, 0.0)), 0.0)
+
+
+def _sample_rolls(gen: np.random.Generator, pool: Pool, shape) -> np.ndarray:
+    """Rolls of a pool's die, reroll applied (once: rolled again; until: above N)."""
+    if pool.until:
+        return gen.integers(pool.reroll + 1, pool.faces + 1, size=shape)
+    rolls = gen.integers(1, pool.faces + 1, size=shape)
+    if pool.reroll:
+        again = rolls <= pool.reroll
+        rolls[again] = gen.integers(1, pool.faces + 1, size=int(again.sum()))
+    return rolls
+
+
+def _sample_pool(gen: np.random.Generator, pool: Pool, rows: int) -> np.ndarray:
+    """Totals of ``rows`` rolls of a pool: every die rolled (reroll, explosion), then the
+    kept ones summed; at most :data:`_SAMPLE_CHUNK` dice at a time."""
+    per = max(1, _SAMPLE_CHUNK // pool.count)
+    out = np.empty(rows, dtype=np.int64)
+    k = pool.kept
+    for start in range(0, rows, per):
+        stop = min(rows, start + per)
+        dice = _sample_rolls(gen, pool, (stop - start, pool.count))
+        if pool.explode:
+            last = dice.copy()
+            for _ in range(MAX_EXPLOSIONS):
+                hit = last == pool.faces
+                if not hit.any():
+                    break
+                extra = _sample_rolls(gen, pool, int(hit.sum()))
+                dice[hit] += extra
+                last = np.zeros_like(last)
+                last[hit] = extra
+        if pool.keep:
+            dice = np.sort(dice, axis=-1)
+            dice = dice[:, -k:] if pool.highest else dice[:, :k]
+        out[start:stop] = dice.sum(-1)
+    return out
 
 
 def _fft_probs(dice: Dice) -> np.ndarray:

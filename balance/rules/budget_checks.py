@@ -13,7 +13,7 @@ from ..errors import RulesError
 __all__ = ["check_rules", "check_rules_grids"]
 
 
-_DICE_CHARS = frozenset(" \t0123456789dD+-")
+_DICE_CHARS = frozenset(" \t0123456789dD+-khlrKHLR!")  # with keep, reroll, explode
 _DIE = re.compile(r"[dD]\d")
 
 

@@ -1,0 +1,206 @@
+"""Keep/drop, exploding and reroll dice against brute-force enumeration of every roll.
+
+The enumeration below knows nothing of balance.dice: it lists every sequence of rolls of each
+die (a reroll is a second roll, an explosion a further roll, at most MAX_EXPLOSIONS of them),
+takes the product over the dice with itertools.product, sorts each combination and keeps the
+dice the modifier says, in exact fractions.
+"""
+import itertools
+import math
+from collections import defaultdict
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from balance import dice
+from balance.budgets import MAX_EXPLOSIONS
+from balance.rules import load_rules
+
+
+def roll_outcomes(faces, reroll=0, until=False):
+    """(face, probability) of one roll of a die with a reroll rule, by listing the rolls."""
+    out = defaultdict(Fraction)
+    for first in range(1, faces + 1):
+        if first <= reroll and until:
+            continue  # handled below: rerolling until above N leaves N+1..M equally likely
+        if first <= reroll:
+            for second in range(1, faces + 1):
+                out[second] += Fraction(1, faces * faces)
+        else:
+            out[first] += Fraction(1, faces)
+    if until:
+        out = {f: Fraction(1, faces - reroll) for f in range(reroll + 1, faces + 1)}
+    return dict(out)
+
+
+def die_outcomes(faces, reroll=0, until=False, explode=False):
+    """(value, probability) of one die: its roll sequences, an explosion adding a roll on the
+    highest face, at most MAX_EXPLOSIONS extra rolls (the last one stands)."""
+    roll = roll_outcomes(faces, reroll, until)
+    if not explode:
+        return roll
+    out = defaultdict(Fraction)
+
+    def walk(total, prob, extra):
+        for face, p in roll.items():
+            if face == faces and extra < MAX_EXPLOSIONS:
+                walk(total + face, prob * p, extra + 1)
+            else:
+                out[total + face] += prob * p
+
+    walk(0, Fraction(1), 0)
+    return dict(out)
+
+
+def enumerate_pool(count, faces, *, reroll=0, until=False, explode=False, keep="", n=0,
+                   sign=1, constant=0):
+    """Exact distribution of a modified term by listing every combination of the dice."""
+    die = list(die_outcomes(faces, reroll, until, explode).items())
+    kept = {"kh": n, "kl": n, "dh": count - n, "dl": count - n}.get(keep, count)
+    highest = keep in ("kh", "dl")
+    out = defaultdict(Fraction)
+    for combo in itertools.product(die, repeat=count):
+        values = sorted(v for v, _ in combo)
+        chosen = values[len(values) - kept:] if highest else values[:kept]
+        out[constant + sign * sum(chosen)] += math.prod(p for _, p in combo)
+    return dict(out)
+
+
+CASES = {
+    "4d6kh3": dict(count=4, faces=6, keep="kh", n=3),
+    "4d6dl1": dict(count=4, faces=6, keep="dl", n=1),
+    "2d20kh1": dict(count=2, faces=20, keep="kh", n=1),
+    "2d20kl1": dict(count=2, faces=20, keep="kl", n=1),
+    "3d6kl2": dict(count=3, faces=6, keep="kl", n=2),
+    "5d4dh2": dict(count=5, faces=4, keep="dh", n=2),
+    "4d5k2": dict(count=4, faces=5, keep="kh", n=2),
+    "1d20r1": dict(count=1, faces=20, reroll=1),
+    "2d6r2": dict(count=2, faces=6, reroll=2),
+    "2d6rr2": dict(count=2, faces=6, reroll=2, until=True),
+    "1d6!": dict(count=1, faces=6, explode=True),
+    "2d3!": dict(count=2, faces=3, explode=True),
+    "1d2!": dict(count=1, faces=2, explode=True),
+    "2d4r1!": dict(count=2, faces=4, reroll=1, explode=True),
+    "3d3!kh2": dict(count=3, faces=3, explode=True, keep="kh", n=2),
+    "3d4r1kl2": dict(count=3, faces=4, reroll=1, keep="kl", n=2),
+    "-2d6kh1+3": dict(count=2, faces=6, keep="kh", n=1, sign=-1, constant=3),
+    "3D6KH2": dict(count=3, faces=6, keep="kh", n=2),
+}
+
+
+@pytest.mark.parametrize("expr", CASES)
+def test_modified_dice_match_enumeration(expr):
+    exact = enumerate_pool(**CASES[expr])
+    got = dice.distribution(expr)
+    assert set(got.index) == {v for v, p in exact.items() if float(p) > 1e-300}
+    for value, p in exact.items():
+        assert got.get(value, 0.0) == pytest.approx(float(p), rel=1e-9, abs=1e-15)
+    parsed = dice.parse(expr)
+    assert parsed.mean == pytest.approx(float(sum(v * p for v, p in exact.items())), rel=1e-12)
+    assert parsed.min <= min(exact) and max(exact) <= parsed.max
+
+
+def test_mixed_expression_is_the_convolution_of_its_parts():
+    left = enumerate_pool(4, 6, keep="kh", n=3)
+    right = enumerate_pool(1, 4, explode=True)
+    expected = defaultdict(Fraction)
+    for (a, p), (b, q) in itertools.product(left.items(), right.items()):
+        expected[a + b + 1] += p * q
+    got = dice.distribution("4d6kh3 + 1d4! + 1")
+    for value, p in expected.items():
+        assert got[value] == pytest.approx(float(p), rel=1e-9, abs=1e-15)
+
+
+def test_known_figures():
+    # 4d6 drop lowest: 18 comes from 21 of the 1,296 rolls; the mean is 15,869/1,296
+    dist = dice.distribution("4d6kh3")
+    assert dist[18] == pytest.approx(21 / 1296, abs=1e-15)
+    assert dice.parse("4d6kh3").mean == pytest.approx(15869 / 1296, rel=1e-13)
+    # advantage: P(at least 11) = 1 - (10/20)**2
+    adv = dice.distribution("2d20kh1")
+    assert adv[adv.index >= 11].sum() == pytest.approx(0.75, abs=1e-14)
+    # an exploding d6 means 3.5 / (1 - 1/6) = 4.2 when unbounded; the bound moves it < 1e-14
+    assert dice.parse("1d6!").mean == pytest.approx(4.2, abs=1e-14)
+
+
+def test_truncated_mass_is_the_last_explosion():
+    assert dice.parse("1d6!").truncated_mass == pytest.approx((1 / 6) ** (MAX_EXPLOSIONS + 1),
+                                                               rel=1e-12)
+    assert dice.parse("3d2!").truncated_mass == pytest.approx(
+        1 - (1 - 0.5 ** (MAX_EXPLOSIONS + 1)) ** 3, rel=1e-12)
+    assert dice.parse("4d6kh3").truncated_mass == 0.0
+    top = dice.distribution("1d2!")
+    assert top[2 * (MAX_EXPLOSIONS + 1)] == pytest.approx(0.5 ** (MAX_EXPLOSIONS + 1))
+
+
+@pytest.mark.parametrize("expr", ["4d6kh3", "2d20kl1", "1d6!", "1d20r1", "2d6rr2",
+                                  "3d4r1!kh2", "4d6kh3-1d4!+2"])
+def test_sampler_matches_the_exact_distribution(expr):
+    """Mean and P(value >= median) within 5 standard errors; fixed seed."""
+    n = 200_000
+    draws = dice.sample(expr, n, rng=20261201)
+    dist = dice.distribution(expr)
+    mean = float((dist.index * dist).sum())
+    sd = math.sqrt(float((dist.index ** 2 * dist).sum()) - mean ** 2)
+    assert abs(draws.mean() - mean) < 5 * sd / math.sqrt(n)
+    cut = int(dist.index[np.searchsorted(dist.cumsum().to_numpy(), 0.5)])
+    p = float(dist[dist.index >= cut].sum())
+    assert abs((draws >= cut).mean() - p) < 5 * math.sqrt(p * (1 - p) / n)
+    assert draws.min() >= dice.parse(expr).min and draws.max() <= dice.parse(expr).max
+
+
+def test_sampling_is_reproducible():
+    a = dice.sample("4d6kh3+1d6!", 1000, rng=5)
+    assert np.array_equal(a, dice.sample("4d6kh3+1d6!", 1000, rng=np.random.SeedSequence(5)))
+    assert not np.array_equal(a, dice.sample("4d6kh3+1d6!", 1000, rng=6))
+
+
+@pytest.mark.parametrize("bad, part", [
+    ("4d6kx3", "'x3'"), ("4d6kh3!", "'!' out of place"), ("4d6kh5", "kh5"),
+    ("4d6dl4", "dl4"), ("1d1!", "d1 cannot explode"), ("1d6r6", "r6"), ("1d6!!", "'!'"),
+    ("2d6+4d6q", "'4d6q'"), ("4d6kh3kl1", "'kl1' out of place"), ("0d6kh1", "1 to 1000 dice"),
+    ("4d0kh1", "1 to 10000 faces"), ("4d6kh99999999999999", "kh"),
+])
+def test_malformed_modifiers_name_the_bad_part(bad, part):
+    with pytest.raises(ValueError) as info:
+        dice.parse(bad)
+    assert part in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_budgets_answer_or_refuse_at_once():
+    # the maximum of 1,000 d1000: from its CDF, exact: P(max <= v) = (v/1000)**1000
+    dist = dice.distribution("1000d1000kh1")
+    assert dist[dist.index <= 990].sum() == pytest.approx(0.99 ** 1000, rel=1e-9)
+    low = dice.distribution("1000d1000kl1")
+    assert low[low.index >= 11].sum() == pytest.approx(0.99 ** 1000, rel=1e-9)
+    with pytest.raises(ValueError, match=r"keeping 50 of 100 dice exactly .* sample it"):
+        dice.distribution("100d100kh50")
+    with pytest.raises(ValueError, match="possible totals"):
+        dice.distribution("1000d1000!")
+    with pytest.raises(ValueError, match="at most 1000 in all"):
+        dice.parse("600d6kh1+600d6")
+    assert dice.sample("100d100kh50", 100, rng=1).shape == (100,)  # sampling stays possible
+
+
+def test_drop_and_keep_spellings_agree():
+    assert dice.distribution("4d6dl1").equals(dice.distribution("4d6kh3"))
+    assert dice.distribution("5d6dh2").equals(dice.distribution("5d6kl3"))
+    assert dice.distribution("3d6kh3").equals(dice.distribution("3d6"))
+    assert str(dice.parse("4d6 dl1 + 2")) == "4d6dl1+2"
+    assert dice.parse(str(dice.parse("2d4r1!kh1-1d6rr2"))) == dice.parse("2d4r1!kh1-1d6rr2")
+
+
+def test_rules_data_accept_modified_dice(tmp_path):
+    variant = tmp_path / "v.toml"
+    variant.write_text('[percentile.humans]\nSTR = "4d6kh3"\nDEX = "3d6r1"\n')
+    rules = load_rules(variant)
+    assert rules.get("percentile.humans.STR") == "4d6kh3"
+    from balance.percentile.characteristics import human_distribution
+    got = human_distribution("STR", rules=rules)
+    exact = enumerate_pool(4, 6, keep="kh", n=3)
+    assert got[18] == pytest.approx(float(exact[18]), abs=1e-15)
+    variant.write_text('[percentile.humans]\nSTR = "4d6kx3"\n')
+    with pytest.raises(ValueError, match=r"v.toml: percentile.humans.STR = '4d6kx3'.*'x3'"):
+        load_rules(variant)
