@@ -231,13 +231,14 @@ def simulate(arrival="0", negative_hp="1", wounds=(0, 1, 2, 3), *, action: str =
     return _summarise(res, p, rules)
 
 
-def curve(times=range(0, 176, 5), negative_hp="1", wounds=(0, 1, 2, 3), *,
+def curve(times=None, negative_hp="1", wounds=(0, 1, 2, 3), *,
           action: str = "support", action_ap: int = 1, heal: int | None = None,
           trials: int = 1_000_000, seed=None, rules: Rules | None = None,
           **run_options) -> pd.DataFrame:
     """Death probability against rescue (arrival) time, with its 95 % band, for each wound
-    count, in one call. Arrival times are drawn uniformly from ``times``; the ``exact``
-    column is the closed form, for checking.
+    count, in one call. Arrival times are drawn uniformly from ``times`` (default: every 5 s
+    from 0 to the automatic death, ``rules["injuries"]["automatic_death_seconds"]``); the
+    ``exact`` column is the closed form, for checking.
 
     Returns a tidy DataFrame: wounds, arrival, trials, deaths, probability, ci_low, ci_high,
     se, exact.
@@ -246,6 +247,7 @@ def curve(times=range(0, 176, 5), negative_hp="1", wounds=(0, 1, 2, 3), *,
 
     rules = resolve(rules)
     wall = rules["injuries"]["automatic_death_seconds"]
+    times = range(0, wall + 1, 5) if times is None else times
     grid = np.unique(check_integer_array("times", times, min=0, max=max(10_000, wall)))
     if grid.size == 0:
         raise ValueError("times must hold at least one arrival time in seconds")

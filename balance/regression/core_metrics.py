@@ -21,8 +21,8 @@ __all__ = ["metrics", "delayed_rescue_sampler", "negotiation_rule", "NEGOTIATION
 
 #: (seconds, negative HP, wounds) of the death-probability points in the catalogue
 DEATH_POINTS = ((30, 5, 0), (40, 6, 1), (90, 10, 0), (60, 10, 1), (30, 5, 2), (120, 20, 0))
-#: the surface averaged by "death.mean_surface"
-SURFACE = {"seconds": np.arange(0, 175), "negative_hp": np.arange(1, 21), "wounds": np.arange(0, 4)}
+#: the surface averaged by "death.mean_surface" (and every second before the automatic death)
+SURFACE = {"negative_hp": np.arange(1, 21), "wounds": np.arange(0, 4)}
 #: the Monte Carlo rescue scenario: rescued after 2d20 s, at -1d10 HP, with 2 wounds
 RESCUE = {"arrival": "2d20", "negative_hp": "1d10", "wounds": 2}
 #: the reference negotiators: Psychology 12 (core rules), CHA +2 vs difficulty 14 (GM guide)
@@ -131,7 +131,8 @@ def metrics() -> list[Metric]:
         "death.mean_surface", "mean P(death) over 0-174 s x -1..-20 HP x 0-3 wounds",
         "probability", "exact", "proportion",
         lambda r: Measurement(float(injuries.injury_surface(
-            SURFACE["seconds"], SURFACE["negative_hp"], SURFACE["wounds"], rules=r,
+            np.arange(r["injuries"]["automatic_death_seconds"]), SURFACE["negative_hp"],
+            SURFACE["wounds"], rules=r,
             tidy=False)[..., -1].mean())), section="injuries"))
     out.append(Metric(
         "death.coinflip_seconds@5hp,0w", "seconds at -5 HP (no wound) until death is a coin flip",
