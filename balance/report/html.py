@@ -1,5 +1,11 @@
-"""Render report sections to one self-contained HTML page (figures inlined as base64 PNG,
-inline CSS, no script, no external URL): it opens offline and can be mailed as it is."""
+"""Render report sections to one self-contained HTML page: figures inlined (SVG as it is, or a
+base64 PNG), inline CSS, no script, no external URL; it opens offline and can be mailed as it is.
+
+The page: contents kept in view (a sticky side column on wide screens, at the top on narrow
+ones, with a link back to it after every section), numbered figures, print styles (no heading
+left alone at the bottom of a page, no figure cut in two), dark mode through
+``prefers-color-scheme`` (figures stay on a light card, as drawn), values on hover in SVG
+figures that carry ``<title>`` elements, and table rows highlighted under the pointer."""
 from __future__ import annotations
 
 import base64
@@ -11,27 +17,78 @@ import pandas as pd
 
 from ..text import plain_text
 from ..labels import check_lang, text
-from .model import Section, Table
+from .model import Figure, Section, Table
 
-__all__ = ["render_html", "table_html"]
+__all__ = ["render_html", "table_html", "figure_html", "inline_svg"]
+
+#: the page's own words (its chrome), by language
+_WORDS = {"en": {"top": "Back to contents", "figure": "Figure"},
+          "fr": {"top": "Retour au sommaire", "figure": "Figure"}}
 
 _CSS = """
+:root{color-scheme:light dark;--fg:#1d1d1f;--bg:#f3f4f6;--paper:#fff;--muted:#4b5563;
+ --line:#e5e7eb;--cell:#d9dce1;--head:#f0f1f3;--code:#f0f1f3;--prov:#f4f6f8;--accent:#0072B2;
+ --link:#005a8c;--warn:#8a4b00;--hover:#fff7d6}
+@media (prefers-color-scheme:dark){:root{--fg:#e6e6e6;--bg:#111214;--paper:#1b1c1f;
+ --muted:#b3b8c0;--line:#34373d;--cell:#3a3d44;--head:#26282d;--code:#2a2d33;--prov:#23262c;
+ --accent:#56B4E9;--link:#8cc8f0;--warn:#f0b35a;--hover:#3a3420}}
+*{box-sizing:border-box}
 body{font-family:-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;margin:0;
- color:#1d1d1f;background:#fafafa;line-height:1.45}
-main{max-width:1000px;margin:0 auto;padding:1.5rem 2rem 4rem;background:#fff}
-h1{font-size:1.8rem;margin:.2rem 0 .6rem}h2{font-size:1.3rem;margin-top:2.2rem;
- border-bottom:2px solid #e5e5e5;padding-bottom:.2rem}
-.meta,.prov{font-size:.85rem;color:#444}.meta td{padding:.1rem .8rem .1rem 0;vertical-align:top}
-.prov{background:#f4f6f8;border-left:3px solid #0072B2;padding:.4rem .7rem;margin:.6rem 0}
-.prov span{margin-right:1.2rem;display:inline-block}.note{font-size:.85rem;color:#555}
-figure{margin:1rem 0}figure img{max-width:100%;height:auto;display:block}
-figcaption{font-size:.85rem;color:#555}
-.tbl{overflow-x:auto;margin:.8rem 0}table.data{border-collapse:collapse;font-size:.8rem}
-table.data th,table.data td{border:1px solid #ddd;padding:.2rem .45rem;text-align:left;
- vertical-align:top}table.data th{background:#f0f0f0}table.data td.num{text-align:right;
- white-space:nowrap}
-nav ol{columns:2;font-size:.9rem}code{font-size:.85em;background:#f0f0f0;padding:0 .2em}
-.missing{font-size:.85rem;color:#8a4b00}
+ color:var(--fg);background:var(--bg);line-height:1.45}
+a{color:var(--link)}
+.page{display:grid;grid-template-columns:minmax(0,1fr)}
+main{width:100%;max-width:1000px;margin:0 auto;padding:1.5rem 2rem 4rem;background:var(--paper);
+ min-width:0}
+h1{font-size:1.8rem;margin:.2rem 0 .6rem}
+h2{font-size:1.3rem;margin-top:2.2rem;border-bottom:2px solid var(--line);padding-bottom:.2rem}
+h1,h2,figcaption,.note{overflow-wrap:break-word}
+p,.prov,.meta td{overflow-wrap:anywhere}
+.meta,.prov{font-size:.85rem;color:var(--muted)}.meta td{padding:.1rem .8rem .1rem 0;
+ vertical-align:top}
+.prov{background:var(--prov);border-left:3px solid var(--accent);padding:.4rem .7rem;margin:.6rem 0}
+.prov span{margin-right:1.2rem;display:inline-block}.note{font-size:.85rem;color:var(--muted)}
+figure{margin:1rem 0}
+.card{background:#fff;border-radius:6px;padding:4px;max-width:100%;display:inline-block}
+.card img,.card svg{max-width:100%;height:auto;display:block}
+figcaption{font-size:.85rem;color:var(--muted);margin-top:.3rem}
+figcaption b{color:var(--fg)}
+.tbl{overflow-x:auto;margin:.8rem 0;max-width:100%}
+table.data{border-collapse:collapse;font-size:.8rem}
+table.data th,table.data td{border:1px solid var(--cell);padding:.2rem .45rem;text-align:left;
+ vertical-align:top}
+table.data th{background:var(--head)}
+table.data td.num{text-align:right;white-space:nowrap}
+table.data tbody tr:hover td{background:var(--hover)}
+code{font-size:.85em;background:var(--code);padding:0 .2em}
+.missing{font-size:.85rem;color:var(--warn)}
+nav.toc{font-size:.9rem}
+nav.toc ol{padding-left:1.6rem;margin:.3rem 0 0}
+nav.toc li{margin:.1rem 0}
+a.top{display:inline-block;font-size:.8rem;margin-top:.6rem;text-decoration:none}
+a.top:hover,nav.toc a:hover{text-decoration:underline}
+section{scroll-margin-top:.5rem}
+@media (min-width:700px) and (max-width:1199.98px){nav.toc ol{columns:2}}
+@media (min-width:1200px){
+ .page{grid-template-columns:220px minmax(0,1000px);justify-content:center;column-gap:1.2rem}
+ nav.toc{position:sticky;top:0;align-self:start;max-height:100vh;overflow-y:auto;
+  padding:1.5rem .2rem 1rem 0}
+ main nav.toc{display:none}
+}
+@media (max-width:1199.98px){.page>nav.toc{display:none}
+ main nav.toc{margin:.8rem 0}}
+@media (max-width:600px){main{padding:1rem .8rem 3rem}h1{font-size:1.5rem}}
+@media print{
+ :root{--fg:#000;--bg:#fff;--paper:#fff;--muted:#333;--link:#000;--hover:transparent}
+ body{background:#fff}.page{display:block}main{max-width:none;padding:0}
+ .page>nav.toc,a.top{display:none}main nav.toc{display:block}
+ h1,h2,h3{break-after:avoid;page-break-after:avoid}
+ h2{break-before:auto}
+ .prov{break-inside:avoid;break-before:avoid}
+ figure,.card,img,svg{break-inside:avoid;page-break-inside:avoid}
+ tr,thead{break-inside:avoid}thead{display:table-header-group}
+ .tbl{overflow:visible}
+ a{text-decoration:none}
+}
 """
 
 
@@ -71,7 +128,42 @@ def table_html(table: Table) -> str:
             f"</tr></thead><tbody>{rows}</tbody></table></div>{caption}")
 
 
-def _section(section: Section, lang: str) -> str:
+_SVG_HEAD = re.compile(r"<svg\b[^>]*>")
+
+
+def inline_svg(svg: str) -> str:
+    """A matplotlib SVG document made fit to inline in an HTML page: no XML prolog, doctype,
+    metadata or namespace URL (the HTML parser puts ``<svg>`` in its namespace), no global
+    style rule (matplotlib's ``*{...}`` would apply to the whole page), and scaled to its
+    column (its viewBox kept, its size a maximum width)."""
+    svg = svg[svg.index("<svg"):]
+    svg = re.sub(r"(?s)<metadata>.*?</metadata>", "", svg, count=1)
+    svg = re.sub(r"(?s)<defs>\s*<style[^>]*>.*?</style>\s*</defs>", "", svg, count=1)
+    head = _SVG_HEAD.match(svg).group(0)
+    width = re.search(r'\bwidth="([\d.]+)pt"', head)
+    new = re.sub(r'\s(xmlns(:xlink)?|width|height|version)="[^"]*"', "", head)
+    style = f"max-width:{width.group(1)}pt" if width else ""
+    new = new[:-1] + f" role='img' style='{style};width:100%;height:auto'" \
+        " stroke-linejoin='round' stroke-linecap='butt'>"
+    return new + svg[len(head):]
+
+
+def figure_html(fig: Figure, number: int, lang: str) -> str:
+    """One figure, numbered, on a light card (it keeps its colours in dark mode)."""
+    caption = f"<b>{_e(_WORDS[lang]['figure'])} {number}.</b> {_e(fig.caption)}"
+    svg = getattr(fig, "svg", "") or ""
+    if svg:
+        body = inline_svg(svg).replace(
+            "role='img'", f"role='img' aria-label='{_e(fig.caption or fig.name)}'", 1)
+    else:
+        data = base64.b64encode(fig.png).decode("ascii")
+        body = (f"<img alt='{_e(fig.caption or fig.name)}' "
+                f"src='data:image/png;base64,{data}'>")
+    return (f"<figure id='{_e(fig.name)}'><div class='card'>{body}</div>"
+            f"<figcaption>{caption}</figcaption></figure>")
+
+
+def _section(section: Section, lang: str, first_figure: int = 1) -> str:
     parts = [f"<section id='{_e(section.key)}'><h2>{_e(section.title)}</h2>"]
     if section.text:
         parts.append(f"<p>{_e(section.text)}</p>")
@@ -81,13 +173,10 @@ def _section(section: Section, lang: str) -> str:
     notes = "".join(f"<div>{_e(n)}</div>" for n in section.notes)
     parts.append(f"<div class='prov'>{prov}<div><b>{_e(text('assumed', lang))}</b>: "
                  f"{assumed}</div>{notes}</div>")
-    for fig in section.figures:
-        data = base64.b64encode(fig.png).decode("ascii")
-        parts.append(f"<figure id='{_e(fig.name)}'><img alt='{_e(fig.caption or fig.name)}' "
-                     f"src='data:image/png;base64,{data}'>"
-                     f"<figcaption>{_e(fig.caption)}</figcaption></figure>")
+    parts.extend(figure_html(fig, first_figure + i, lang)
+                 for i, fig in enumerate(section.figures))
     parts.extend(table_html(t) for t in section.tables)
-    parts.append("</section>")
+    parts.append(f"<a class='top' href='#top'>↑ {_e(_WORDS[lang]['top'])}</a></section>")
     return "\n".join(parts)
 
 
@@ -102,19 +191,39 @@ def render_html(sections: Sequence[Section], meta: Mapping[str, object],
         ``title`` plus label -> value rows shown at the top (e.g. the rules fingerprint);
         ``missing`` (list of str) names sections left out.
     lang : {"en", "fr"}
+
+    Returns
+    -------
+    str
+        One self-contained HTML document.
+
+    Examples
+    --------
+    >>> page = render_html([Section(key="a", title="A")], {"title": "T"}, "en")
+    >>> "href='#a'" in page and "id='contents'" in page
+    True
     """
     lang = check_lang(lang)
     meta = dict(meta)
     title = str(meta.pop("title", text("report_title", lang)))
     missing = meta.pop("missing", ()) or ()
     rows = "".join(f"<tr><td><b>{_e(k)}</b></td><td>{_e(v)}</td></tr>" for k, v in meta.items())
-    toc = "".join(f"<li><a href='#{_e(s.key)}'>{_e(s.title)}</a></li>" for s in sections)
+    items = "".join(f"<li><a href='#{_e(s.key)}'>{_e(s.title)}</a></li>" for s in sections)
+    heading = _e(text("contents", lang))
+    # the contents twice: a sticky side column on wide screens, at the top of the text on
+    # narrow ones (and in print); CSS shows one of them
+    side = f"<nav class='toc' aria-label='{heading}'><b>{heading}</b><ol>{items}</ol></nav>"
+    top = f"<nav class='toc' id='contents'><b>{heading}</b><ol>{items}</ol></nav>"
     gone = (f"<p class='missing'>{_e(text('missing_sections', lang))}: "
             f"{_e(', '.join(missing))}</p>") if missing else ""
-    body = "\n".join(_section(s, lang) for s in sections)
+    body, number = [], 1
+    for s in sections:
+        body.append(_section(s, lang, number))
+        number += len(s.figures)
     return (f"<!DOCTYPE html>\n<html lang='{lang}'><head><meta charset='utf-8'>"
             f"<meta name='viewport' content='width=device-width, initial-scale=1'>"
-            f"<title>{_e(title)}</title><style>{_CSS}</style></head><body><main>"
+            f"<meta name='color-scheme' content='light dark'>"
+            f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>"
+            f"<div class='page'>{side}<main id='top'>"
             f"<h1>{_e(title)}</h1><table class='meta'>{rows}</table>{gone}"
-            f"<nav><b>{_e(text('contents', lang))}</b><ol>{toc}</ol></nav>\n{body}"
-            f"</main></body></html>\n")
+            f"{top}\n" + "\n".join(body) + "</main></div></body></html>\n")
