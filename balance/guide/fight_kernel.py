@@ -65,12 +65,12 @@ def fight_sampler(n: int, rng: np.random.Generator, spec: FightSpec) -> dict[str
     """Simulate ``n`` fights of ``spec``; additive accumulators (Monte Carlo engine contract).
 
     Keys: ``party_wins``, ``creature_wins``, ``draws`` (round limit), ``rounds`` (histogram
-    0..max_rounds), ``rounds_sum``/``rounds_sumsq``, ``knocked_out`` / ``dying`` / ``dead``
-    (histograms of the number of PCs at fight end: HP <= 0, HP < 0, dead by the 175 s clock),
-    ``ko_sum``/``ko_sumsq``, ``ko_by_pc``/``dying_by_pc``/``dead_by_pc`` (fights each PC ended so),
-    ``dying_seconds`` (histogram over dying PCs, 0..automatic_death), ``dying_seconds_sum``,
-    ``expected_deaths_sum``/``expected_deaths_sumsq`` (expected deaths per fight if every dying
-    PC is stabilised at fight end: the core rules' critical-injury roll), ``creatures_down_sum``.
+    0..max_rounds), ``knocked_out`` / ``dying`` / ``dead`` (histograms of the number of PCs at
+    fight end: HP <= 0, HP < 0, dead by the automatic-death clock), ``ko_by_pc`` /
+    ``dying_by_pc`` / ``dead_by_pc`` (fights each PC ended so), ``dying_seconds`` (histogram
+    over dying PCs, 0..automatic_death), ``expected_deaths_sum``/``expected_deaths_sumsq``
+    (expected deaths per fight if every dying PC is stabilised at fight end: the core rules'
+    critical-injury roll). Means and their spreads come from the histograms.
 
     The state is the (fights, combatants) table of HP held combatant-major (its transpose),
     so that one combatant's column over all fights is contiguous.
@@ -218,14 +218,12 @@ def _empty(spec: FightSpec) -> dict[str, np.ndarray]:
     z = lambda *shape: np.zeros(shape, dtype=np.int64)  # noqa: E731
     return {
         "party_wins": z(), "creature_wins": z(), "draws": z(),
-        "rounds": z(spec.max_rounds + 1), "rounds_sum": z(), "rounds_sumsq": z(),
+        "rounds": z(spec.max_rounds + 1),
         "knocked_out": z(p + 1), "dying": z(p + 1), "dead": z(p + 1),
-        "ko_sum": z(), "ko_sumsq": z(),
         "ko_by_pc": z(p), "dying_by_pc": z(p), "dead_by_pc": z(p),
-        "dying_seconds": z(spec.automatic_death + 1), "dying_seconds_sum": z(),
+        "dying_seconds": z(spec.automatic_death + 1),
         "expected_deaths_sum": np.zeros((), dtype=np.float64),
         "expected_deaths_sumsq": np.zeros((), dtype=np.float64),
-        "creatures_down_sum": z(),
     }
 
 
@@ -237,8 +235,6 @@ def _record(out: dict, spec: FightSpec, rnd: int, hp: np.ndarray, dying: np.ndar
     out["creature_wins"] += np.count_nonzero(~party_up)
     out["draws"] += np.count_nonzero(party_up & creatures_up)
     out["rounds"][rnd] += m
-    out["rounds_sum"] += rnd * m
-    out["rounds_sumsq"] += rnd * rnd * m
     ko = hp[:, :p] <= 0
     below = hp[:, :p] < 0
     dead = below & (dying >= spec.automatic_death)
@@ -246,21 +242,17 @@ def _record(out: dict, spec: FightSpec, rnd: int, hp: np.ndarray, dying: np.ndar
     out["knocked_out"] += np.bincount(n_ko, minlength=p + 1)
     out["dying"] += np.bincount(below.sum(axis=1), minlength=p + 1)
     out["dead"] += np.bincount(dead.sum(axis=1), minlength=p + 1)
-    out["ko_sum"] += n_ko.sum()
-    out["ko_sumsq"] += (n_ko.astype(np.int64) ** 2).sum()
     out["ko_by_pc"] += ko.sum(axis=0)
     out["dying_by_pc"] += below.sum(axis=0)
     out["dead_by_pc"] += dead.sum(axis=0)
     secs = dying[below]
     out["dying_seconds"] += np.bincount(secs, minlength=spec.automatic_death + 1)
-    out["dying_seconds_sum"] += secs.sum()
     prob = np.zeros(below.shape)
     if below.any():
         prob[below] = death_probability(secs, -hp[:, :p][below], spec.wounds, rules=spec.rules)
     per_fight = prob.sum(axis=1)
     out["expected_deaths_sum"] += per_fight.sum()
     out["expected_deaths_sumsq"] += (per_fight ** 2).sum()
-    out["creatures_down_sum"] += (hp[:, p:] <= 0).sum()
 
 
 def python_fights(n: int, rnd, spec: FightSpec) -> dict[str, int]:
