@@ -1,0 +1,339 @@
+"""MkDocs hook: the pages that are generated from the code and data at build time.
+
+Nothing here is committed as Markdown; each build writes, in memory:
+
+- ``tutorials/*.ipynb``: the notebooks of ``notebooks/`` (made by ``notebooks/make_notebooks.py``),
+  added as they are, without copying, and rendered by mkdocs-jupyter;
+- ``reference/cli.md``: every command's ``--help``, from ``balance.cli.build_parser()``;
+- ``reference/rules-schema.md``: every key of the bundled rules data
+  (``balance/rules/data/*.toml``) with its type, default, ``[limits]`` range and ``[assumed]`` note;
+- ``reference/api/*.md``: one mkdocstrings page per public module, and their place in the nav
+  (the nav entry ``API: reference/api/index.md`` of ``mkdocs.yml`` grows into the whole list).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import pathlib
+import re
+import tomllib
+from typing import Any
+
+from mkdocs.plugins import CombinedEvent, event_priority
+from mkdocs.structure.files import File, Files
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "balance"
+NOTEBOOKS = ROOT / "notebooks"
+API_INDEX = "reference/api/index.md"
+
+#: what each folder of the package holds, for the API index and the nav
+GROUPS = {
+    "balance": "The notebook surface, words and errors, rng, budgets, dice",
+    "balance.rules": "Rules data: loading, validation, invariants",
+    "balance.montecarlo": "The Monte Carlo engine",
+    "balance.core": "Core rules",
+    "balance.guide": "GM guide (Worlds Awakening)",
+    "balance.percentile": "Percentile rules",
+    "balance.plots": "Plots",
+    "balance.regression": "Regression checks",
+    "balance.tune": "Tuning",
+    "balance.report": "The balance report",
+    "balance.explore": "Explorers",
+    "balance.bench": "The benchmark",
+    "balance.cli": "The command line",
+}
+
+
+# -- public modules ---------------------------------------------------------------------------
+
+def public_modules() -> list[str]:
+    """Dotted names of the package's public modules (no part starting with ``_``), sorted."""
+    names = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        if any(p.startswith("_") for p in parts):
+            continue
+        # a folder without __init__.py (work in progress) is no package yet
+        if not all((ROOT.joinpath(*parts[:i]) / "__init__.py").is_file()
+                   for i in range(1, len(parts) if path.name != "__init__.py" else len(parts) + 1)):
+            continue
+        names.append(".".join(parts))
+    return sorted(names)
+
+
+def group_of(module: str) -> str:
+    parts = module.split(".")
+    if len(parts) > 1 and f"balance.{parts[1]}" in GROUPS and (
+            len(parts) > 2 or (PACKAGE / parts[1]).is_dir()):
+        return f"balance.{parts[1]}"
+    return "balance"
+
+
+def api_page(module: str) -> str:
+    return f"reference/api/{module}.md"
+
+
+def api_markdown(module: str) -> str:
+    return f"# `{module}`\n\n::: {module}\n"
+
+
+def api_index(modules: list[str]) -> str:
+    lines = ["# API reference", "",
+             "One page per public module, generated from the docstrings (numpydoc) at build "
+             "time. In a notebook, `import balance as bl` reaches the topic modules by short "
+             "names: `bl.injuries` is `balance.core.injuries`, `bl.fights` is "
+             "`balance.guide.fights`, `bl.percentile` is `balance.percentile`.", ""]
+    for group, title in GROUPS.items():
+        members = [m for m in modules if group_of(m) == group]
+        if not members:
+            continue
+        lines += [f"## {title}", ""]
+        lines += [f"- [`{m}`]({m}.md)" for m in members]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def api_nav(modules: list[str]) -> list[Any]:
+    nav: list[Any] = [API_INDEX]
+    for group, title in GROUPS.items():
+        members = [m for m in modules if group_of(m) == group]
+        if members:
+            nav.append({title: [{m: api_page(m)} for m in members]})
+    return nav
+
+
+# -- the command line -------------------------------------------------------------------------
+
+def _subcommands(parser: argparse.ArgumentParser):
+    for action in parser._actions:  # argparse keeps subparsers only here
+        if isinstance(action, argparse._SubParsersAction):
+            yield from action.choices.items()
+
+
+def cli_markdown() -> str:
+    from balance.cli import build_parser
+
+    os.environ.setdefault("COLUMNS", "100")  # argparse wraps help at the terminal's width
+    parser = build_parser()
+    lines = ["# Command line", "",
+             "Generated at build time from `balance.cli.build_parser()`: the text of each "
+             "command's `--help`. Bad input exits with code 2 and one line on stderr "
+             "(`balance: error: ...`); `--debug` adds the traceback. `python -m balance ...` is "
+             "the same command as `balance ...`.", "",
+             "## balance", "", "```text", parser.format_help().rstrip(), "```", ""]
+
+    def walk(p: argparse.ArgumentParser, prefix: str, level: int) -> None:
+        for name, sub in _subcommands(p):
+            title = f"{prefix} {name}"
+            lines.extend([f"{'#' * level} {title}", ""])
+            if title == "balance bench":
+                from balance.cli import bench
+
+                lines.extend([bench.__doc__.strip().splitlines()[0] if bench.__doc__ else "",
+                              "", "```text", "usage: balance bench [--quick] [--only NAME] "
+                              "[--format {table,json}]", "```",
+                              "", "Run `balance bench --help` for the kernels' names.", ""])
+                continue
+            lines.extend(["```text", sub.format_help().rstrip(), "```", ""])
+            walk(sub, title, min(level + 1, 4))
+
+    walk(parser, "balance", 2)
+    return "\n".join(lines)
+
+
+# -- the rules-file schema --------------------------------------------------------------------
+
+def _type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        if value and all(isinstance(v, dict) for v in value):
+            return "table"
+        inner = sorted({_type(v) for v in value}) or ["any"]
+        return f"list of {' / '.join(inner)}"
+    if isinstance(value, dict):
+        return "section"
+    return type(value).__name__
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, list):
+        text = "[" + ", ".join(_show(v) for v in value) + "]"
+        return text if len(text) <= 60 else text[:57] + "...]"
+    return repr(value)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+_HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
+_KEY = re.compile(r'^\s*("?[A-Za-z0-9_.\-]+"?)\s*=\s*(.*)$')
+
+
+def _comments(path: pathlib.Path) -> dict[str, str]:
+    """``section.key`` -> the comment at the end of that key's line, when there is one."""
+    notes: dict[str, str] = {}
+    section = ""
+    for line in path.read_text(encoding="utf-8").splitlines():
+        header = _HEADER.match(line)
+        if header and not _KEY.match(line):
+            section = header.group(1)
+            continue
+        key = _KEY.match(line)
+        if not key or "#" not in key.group(2):
+            continue
+        value, _, comment = key.group(2).partition("#")
+        if value.count('"') % 2:  # a '#' inside a string: no comment
+            continue
+        notes[f"{section}.{key.group(1).strip(chr(34))}".lstrip(".")] = comment.strip()
+    return notes
+
+
+def _rows(section: str, data: dict[str, Any], limits: dict, assumed: dict,
+          notes: dict[str, str]) -> tuple[list[str], list[tuple[str, dict[str, Any]]]]:
+    """The table of a section's values and the list of its subsections and tables of rows."""
+    lines: list[str] = []
+    nested: list[tuple[str, Any]] = []
+    for key, value in data.items():
+        dotted = f"{section}.{key}"
+        if isinstance(value, dict) and not ({"en", "fr"} >= set(value) and value):
+            nested.append((dotted, value))
+            continue
+        if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            nested.append((dotted, value))
+            continue
+        kind = "names (en, fr)" if isinstance(value, dict) else _type(value)
+        default = (", ".join(f"{k}: {_show(v)}" for k, v in value.items())
+                   if isinstance(value, dict) else _show(value))
+        limit = limits.get(dotted)
+        rng = f"{limit[0]} to {limit[1]}" if limit else ""
+        note = notes.get(dotted, "")
+        flag = assumed.get(dotted, "")
+        lines.append(f"| `{key}` | {kind} | `{_cell(default)}` | {rng} | "
+                     f"{_cell(note)} | {_cell(flag)} |")
+    if lines:
+        lines = ["| key | type | default | `[limits]` | comment in the file | `[assumed]` |",
+                 "|---|---|---|---|---|---|", *lines, ""]
+    return lines, nested
+
+
+def _table_rows(dotted: str, rows: list[dict[str, Any]], limits: dict, assumed: dict) -> list[str]:
+    columns: dict[str, set[str]] = {}
+    for row in rows:
+        for k, v in row.items():
+            columns.setdefault(k, set()).add(_type(v))
+    out = [f"A table of {len(rows)} row(s), replaced whole by a variant that sets it.", ""]
+    if dotted in assumed:
+        out += [f"`[assumed]`: {assumed[dotted]}", ""]
+    out += ["| column | type | in rows | first row | `[limits]` | `[assumed]` |",
+            "|---|---|---|---|---|---|"]
+    for col, kinds in columns.items():
+        present = sum(col in row for row in rows)
+        first = next((row[col] for row in rows if col in row), "")
+        limit = limits.get(f"{dotted}.{col}")
+        rng = f"{limit[0]} to {limit[1]}" if limit else ""
+        out.append(f"| `{col}` | {' / '.join(sorted(kinds))} | {present} of {len(rows)} | "
+                   f"`{_cell(_show(first))}` | {rng} | {_cell(assumed.get(f'{dotted}.{col}', ''))} |")
+    return out + [""]
+
+
+def schema_markdown() -> str:
+    lines = ["# Rules-file schema", "",
+             "Generated at build time from the bundled rules data, `balance/rules/data/*.toml`: "
+             "the bundled files **are** the schema. A variant file names sections and keys that "
+             "exist here, with values of the same type, and overrides only those; a table "
+             "(an array of rows) is replaced whole; interval tables (rows with `low`/`high`) "
+             "must tile their range without gap or overlap, only the last row may leave `high` "
+             "out. `[limits]` ranges are fixed by the bundled files (a variant cannot change "
+             "them); `[assumed]` notes mark what the rule documents do not fix. A variant may "
+             "add its own `[assumed]` lines (`\"section.key\" = \"why\"`). "
+             "See [Rules as data](../how-to/rules-as-data.md) and "
+             "[the cross-field invariants](rules-invariants.md).", ""]
+    for path in sorted((PACKAGE / "rules" / "data").glob("*.toml")):
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        limits = data.pop("limits", {})
+        assumed = data.pop("assumed", {})
+        notes = _comments(path)
+        lines += [f"## `{path.name}`", ""]
+        first = path.read_text(encoding="utf-8").splitlines()[0].lstrip("# ").strip()
+        lines += [first, ""]
+        todo: list[tuple[str, Any]] = list(data.items())
+        while todo:
+            dotted, value = todo.pop(0)
+            lines += [f"### `[{dotted}]`", ""]
+            if isinstance(value, list):
+                lines += _table_rows(dotted, value, limits, assumed)
+                continue
+            table, nested = _rows(dotted, value, limits, assumed, notes)
+            lines += table
+            todo[0:0] = nested
+        known = {k for k in limits} | {k for k in assumed}
+        lines += [f"`{path.name}` has {len(limits)} `[limits]` entries and {len(assumed)} "
+                  f"`[assumed]` notes ({len(known)} keys in all).", ""]
+    return "\n".join(lines)
+
+
+# -- MkDocs events ----------------------------------------------------------------------------
+
+def on_config(config):
+    """Expand the nav entry of the API index into one entry per public module."""
+    modules = public_modules()
+
+    def expand(items):
+        out = []
+        for item in items:
+            if isinstance(item, dict):
+                (title, value), = item.items()
+                if value == API_INDEX:
+                    out.append({title: api_nav(modules)})
+                elif isinstance(value, list):
+                    out.append({title: expand(value)})
+                else:
+                    out.append(item)
+            else:
+                out.append(item)
+        return out
+
+    if config.get("nav"):
+        config["nav"] = expand(config["nav"])
+    return config
+
+
+@event_priority(100)  # before mkdocs-jupyter wraps the notebooks
+def _add_files(files: Files, config) -> Files:
+    for notebook in sorted(NOTEBOOKS.glob("*.ipynb")):
+        files.append(File.generated(config, f"tutorials/{notebook.name}",
+                                    abs_src_path=str(notebook)))
+    files.append(File.generated(config, "reference/cli.md", content=cli_markdown()))
+    files.append(File.generated(config, "reference/rules-schema.md", content=schema_markdown()))
+    modules = public_modules()
+    files.append(File.generated(config, API_INDEX, content=api_index(modules)))
+    for module in modules:
+        files.append(File.generated(config, api_page(module), content=api_markdown(module)))
+    return files
+
+
+@event_priority(-100)  # after mkdocs-jupyter: its wrapper of a file outside docs_dir forgets the path
+def _fix_notebooks(files: Files, config) -> Files:
+    for file in files:
+        inner = getattr(file, "file", None)
+        if isinstance(inner, File) and file.__dict__.get("abs_src_path") is None:
+            file.__dict__["abs_src_path"] = inner.abs_src_path
+    return files
+
+
+on_files = CombinedEvent(_add_files, _fix_notebooks)
