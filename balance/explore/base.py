@@ -60,6 +60,8 @@ class Explorer(widgets.VBox):
         #: the one-line error shown, or None
         self.error: str | None = None
         self._rules_error: str | None = None
+        self._bindings: list[tuple[widgets.ValueWidget, str]] = []
+        self._syncing = False
         self._overrides: dict = {}
         self.dpi = dpi
         # fixed margins, room for the legends on the right: a constrained layout would cost
@@ -79,6 +81,33 @@ class Explorer(widgets.VBox):
         self.children = (*controls, self.message, self.image, self.readout)
 
     # -- rules ---------------------------------------------------------------------------
+    def bind(self, widget: widgets.ValueWidget, path: str) -> widgets.ValueWidget:
+        """Make ``widget`` edit the rule at the dotted ``path`` (e.g. ``"fights.pc_wounds"``)."""
+        def edited(change: dict) -> None:
+            if not self._syncing:
+                tree: dict = {}
+                node = tree
+                *parents, leaf = path.split(".")
+                for part in parents:
+                    node = node.setdefault(part, {})
+                node[leaf] = change["new"]
+                self.set_rules(tree)
+        widget.observe(edited, names="value")
+        self._bindings.append((widget, path))
+        return widget
+
+    def sync(self) -> None:
+        """Set every bound control to the value of ``.rules`` (after a refusal elsewhere, a
+        control may still show a value that was not kept)."""
+        self._syncing = True
+        try:
+            for widget, path in self._bindings:
+                value = self.rules.get(path)
+                if widget.value != value:
+                    widget.value = value
+        finally:
+            self._syncing = False
+
     def set_rules(self, overrides: Mapping) -> bool:
         """Try the variant ``base + what was changed before + overrides``.
 
@@ -94,6 +123,7 @@ class Explorer(widgets.VBox):
             self._show_error(exc)
             return False
         self._overrides, self.rules, self._rules_error = candidate, rules, None
+        self.sync()
         self.refresh()
         return True
 

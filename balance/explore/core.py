@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import html
 import os
-from functools import partial
-
 import ipywidgets as widgets
 import numpy as np
 
@@ -69,11 +67,8 @@ class InjuryExplorer(Explorer):
         self.automatic_death_seconds = slider("automatic death (s)", auto, 1, 2 * auto)
         for w in (self.seconds, self.negative_hp, self.wounds):
             w.observe(self.refresh, names="value")
-        self.death_threshold.observe(
-            lambda c: self.set_rules({"injuries": {"death_threshold": c["new"]}}), names="value")
-        self.automatic_death_seconds.observe(
-            lambda c: self.set_rules({"injuries": {"automatic_death_seconds": c["new"]}}),
-            names="value")
+        self.bind(self.death_threshold, "injuries.death_threshold")
+        self.bind(self.automatic_death_seconds, "injuries.automatic_death_seconds")
         self.grid, self.cells = self._table_grid()
         state = widgets.VBox([self.seconds, self.negative_hp, self.wounds])
         rule = widgets.VBox([self.death_threshold, self.automatic_death_seconds])
@@ -100,7 +95,22 @@ class InjuryExplorer(Explorer):
             grid_template_columns="14em 7em 7em 7em", max_height="18em", overflow="auto"))
         return grid, cells
 
+    def sync(self) -> None:
+        super().sync()
+        self._syncing = True
+        try:
+            inj = self.rules["injuries"]
+            for row, cell in zip(inj["table"], self.cells):
+                for key, w in cell.items():
+                    value = row.get(key, inj["death_threshold"] - 1)
+                    if w.value != value:
+                        w.value = value
+        finally:
+            self._syncing = False
+
     def _table_edited(self, _change=None) -> None:
+        if self._syncing:
+            return
         rows = [dict(row, **{k: int(w.value) for k, w in cell.items()})
                 for row, cell in zip(self.rules["injuries"]["table"], self.cells)]
         self.set_rules({"injuries": {"table": rows}})
@@ -144,9 +154,7 @@ class NegotiationExplorer(Explorer):
         self.full_divisor = slider("full divisor", neg["full_divisor"], 1, 10)
         self.psychology.observe(self.refresh, names="value")
         for key in ("partial_divisor", "full_divisor"):
-            getattr(self, key).observe(
-                partial(lambda k, c: self.set_rules({"negotiation": {k: c["new"]}}), key),
-                names="value")
+            self.bind(getattr(self, key), f"negotiation.{key}")
         self._layout(widgets.HBox([self.psychology,
                                    widgets.VBox([self.partial_divisor, self.full_divisor])]))
         self.refresh()
@@ -189,9 +197,8 @@ class TreatmentExplorer(Explorer):
             self.retry[key] = widgets.BoundedIntText(
                 value=level["retry_minutes"], min=0, max=10**7, description=
                 f"{level['en']}: retry (min)", style=_STYLE, layout=_WIDE)
-            for what, w in (("bonus", self.bonus[key]), ("retry_minutes", self.retry[key])):
-                w.observe(partial(lambda k, f, c: self.set_rules(
-                    {"treatment": {k: {f: c["new"]}}}), key, what), names="value")
+            self.bind(self.bonus[key], f"treatment.{key}.bonus")
+            self.bind(self.retry[key], f"treatment.{key}.retry_minutes")
             columns.append(widgets.VBox([self.bonus[key], self.retry[key]]))
         self._layout(self.cunning, widgets.HBox(columns))
         self.refresh()

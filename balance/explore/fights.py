@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import threading
-from functools import partial
 
 import ipywidgets as widgets
 
@@ -132,9 +131,7 @@ class EncounterExplorer(MonteCarloExplorer):
         self.crit_damage_dice = slider("critical damage dice", fights["crit_damage_dice"], 1, 4)
         self.pc_wounds = slider("PC wounds at the start", fights["pc_wounds"], 0, 4)
         for key in ("crit_damage_dice", "pc_wounds"):
-            getattr(self, key).observe(
-                partial(lambda k, c: self.set_rules({"fights": {k: c["new"]}}), key),
-                names="value")
+            self.bind(getattr(self, key), f"fights.{key}")
         grid = widgets.GridBox(list(self.counts.values()),
                                layout=widgets.Layout(grid_template_columns="repeat(4, 13em)"))
         self._layout(grid, widgets.HBox([self.level, widgets.VBox(
@@ -202,9 +199,7 @@ class DuelExplorer(MonteCarloExplorer):
                 w.observe(self.refresh, names="value")
             self.sides.append(side)
         self.max_rounds = slider("round cap", pct["duel"]["max_rounds"], 1, 60)
-        self.max_rounds.observe(
-            lambda c: self.set_rules({"percentile": {"duel": {"max_rounds": c["new"]}}}),
-            names="value")
+        self.bind(self.max_rounds, "percentile.duel.max_rounds")
         self._layout(widgets.HBox([widgets.VBox(list(s.values())) for s in self.sides]),
                      self.max_rounds)
         self.settle()

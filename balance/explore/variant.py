@@ -7,6 +7,8 @@ written whole (the loader replaces tables whole). ``load_rules(path)`` gives the
 >>> rules = bl.load_rules().updated({"injuries": {"death_threshold": 180}})
 >>> changes(rules)
 {'injuries': {'death_threshold': 180}}
+>>> changes(bl.load_rules())
+{}
 >>> print(variant_text(changes(rules)), end="")
 [injuries]
 death_threshold = 180
@@ -31,7 +33,8 @@ _BARE = re.compile(r"^[A-Za-z0-9_-]+$")
 
 def changes(rules: Rules, base: Rules | None = None) -> dict:
     """The values of ``rules`` that differ from ``base`` (default: the bundled rules), nested."""
-    return _diff(rules.to_dict(), (base or default_rules()).to_dict())
+    found = _diff(rules.to_dict(), (base or default_rules()).to_dict())
+    return {} if found is _SAME else found
 
 
 def _diff(new: Any, old: Any) -> Any:
