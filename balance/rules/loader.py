@@ -180,6 +180,24 @@ class Rules(Mapping):
         """A plain, mutable deep copy of the effective rules."""
         return copy.deepcopy(self._data)
 
+    def table(self, key: str):
+        """The table (list of rows) at ``key`` as a DataFrame (:mod:`balance.rules.tables`).
+
+        >>> import balance as bl
+        >>> bl.load_rules().table("injuries.table").loc[0, "en"]
+        'Dazed'
+        """
+        from .tables import table
+
+        return table(self, key)
+
+    def with_table(self, key: str, frame, *, source: str | None = None) -> "Rules":
+        """A new, validated :class:`Rules` with the table at ``key`` replaced by ``frame``'s
+        rows (RulesError naming the table and row otherwise; :mod:`balance.rules.tables`)."""
+        from .tables import with_table
+
+        return with_table(self, key, frame, source=source)
+
     def memo(self, key: str, factory):
         """Cache a value derived from these (immutable) rules, e.g. a lookup array."""
         try:
@@ -269,14 +287,14 @@ def default_rules() -> Rules:
     return rules
 
 
-def load_rules(*files: str | Path) -> Rules:
-    """The bundled rules, overlaid with each variant file in turn.
+def load_rules(*files: str | Path, base: Rules | None = None) -> Rules:
+    """The bundled rules (or ``base``), overlaid with each variant file in turn.
 
     ``load_rules()`` gives the defaults; ``load_rules("variant.toml")`` gives the defaults
     with only what the file names overridden. A bundled variant may be named without its
     path (``load_rules("death_threshold_180")``).
     """
-    rules = default_rules()
+    rules = default_rules() if base is None else base
     for file in files:
         path = _locate(file)
         text = _read_text(path, str(file))  # a Path or a package resource

@@ -1,0 +1,193 @@
+"""Rules tables as spreadsheets: a table of the rules as a DataFrame, a DataFrame back as a
+validated variant, and the CSV and TOML text of both (``balance rules export/import``).
+
+A *table* is a list of rows in the rules data (``injuries.table``, ``bestiary.creatures``,
+``percentile.weapons.table``...). A cell holding a list or a mapping (a creature's ``stats``)
+is written in CSV as a TOML inline value (``{ STR = 2, DEX = 1 }``) and read back as one.
+
+>>> import balance as bl
+>>> frame = bl.load_rules().table("injuries.table")
+>>> list(frame.columns)
+['low', 'high', 'modifier', 'en', 'fr']
+>>> frame.loc[0, "high"] = 12
+>>> frame.loc[1, "low"] = 13
+>>> bl.load_rules().with_table("injuries.table", frame).get("injuries.table")[0]["high"]
+12
+"""
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from ..errors import RulesError, did_you_mean
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .loader import Rules
+
+__all__ = ["table_keys", "table", "with_table", "read_csv", "to_csv", "variant_text"]
+
+def table_keys(rules: Rules) -> list[str]:
+    """Dotted keys of every table (list of rows) of ``rules``."""
+    out: list[str] = []
+    stack: list[tuple[str, Any]] = [("", rules)]
+    while stack:
+        path, node = stack.pop()
+        if isinstance(node, Mapping):
+            stack.extend((f"{path}.{k}" if path else str(k), v) for k, v in node.items())
+        elif isinstance(node, tuple) and node and all(isinstance(r, Mapping) for r in node):
+            out.append(path)
+    return sorted(out)
+
+
+def _rows(rules: Rules, key: str) -> tuple:
+    try:
+        value = rules.get(key)
+    except KeyError:
+        value = None
+    if not (isinstance(value, tuple) and value and all(isinstance(r, Mapping) for r in value)):
+        keys = table_keys(rules)
+        raise RulesError(f"{key!r} is not a table of the rules{did_you_mean(key, keys)}; "
+                         f"tables: {', '.join(keys)}")
+    return value
+
+
+def _columns(rows) -> list[str]:
+    columns: list[str] = []
+    for row in rows:
+        columns += [k for k in row if k not in columns]
+    return columns
+
+
+def table(rules: Rules, key: str) -> pd.DataFrame:
+    """The table at ``key`` as a DataFrame: one row per table row, one column per key (a
+    row without a key reads NaN there); list and mapping cells as plain lists and dicts.
+
+    Raises RulesError naming the key (and the tables) when ``key`` is not a table.
+    """
+    import pandas as pd
+
+    from .loader import plain
+
+    rows = _rows(rules, key)
+    columns = _columns(rows)
+    return pd.DataFrame([{c: plain(row[c]) if c in row else None for c in columns}
+                         for row in rows], columns=columns)
+
+
+def _hints(rows) -> dict[str, type]:
+    """The type of each column's cells in the current table (int, float, bool, str, list,
+    dict) when they all agree."""
+    hints: dict[str, type] = {}
+    mixed: set[str] = set()
+    for row in rows:
+        for k, v in row.items():
+            t = dict if isinstance(v, Mapping) else list if isinstance(v, tuple) else type(v)
+            if hints.setdefault(k, t) is not t:
+                mixed.add(k)
+    return {k: t for k, t in hints.items() if k not in mixed}
+
+
+def _cell(value: Any, hint: type | None, where: str) -> Any:
+    """One spreadsheet cell as a rules value; None when empty (the key is left out)."""
+    if hasattr(value, "item") and callable(value.item):  # numpy scalars
+        value = value.item()
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    if isinstance(value, str) and hint in (list, dict):
+        try:
+            return tomllib.loads(f"v = {value}")["v"]
+        except tomllib.TOMLDecodeError:
+            kind = "array (e.g. [1, 2])" if hint is list else "inline table (e.g. { STR = 2 })"
+            raise RulesError(f"{where}: {value!r} is not a TOML {kind}") from None
+    if hint is bool and isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    if hint is int and isinstance(value, float) and value.is_integer():
+        return int(value)
+    if hint is int and isinstance(value, str) and re.fullmatch(r"[+-]?\d+", value.strip()):
+        return int(value)
+    if hint is str and not isinstance(value, str) and not isinstance(value, bool):
+        return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+    return value
+
+
+def with_table(rules: Rules, key: str, frame: pd.DataFrame, *, source: str | None = None
+               ) -> Rules:
+    """``rules`` with the table at ``key`` replaced by the rows of ``frame``, validated as
+    a variant file is (a RulesError names the table, the row and the column).
+
+    Empty cells leave the key out of that row; integral floats in an integer column (as
+    pandas reads them next to empty cells) become integers.
+    """
+    import pandas as pd
+
+    rows = _rows(rules, key)
+    if not isinstance(frame, pd.DataFrame):
+        raise RulesError(f"table {key}: expected a pandas DataFrame, got {type(frame).__name__}")
+    hints = _hints(rows)
+    known = _columns(rows)
+    required = {c for c in known if all(c in row for row in rows)}
+    for column in frame.columns:
+        if not isinstance(column, str) or column not in known:
+            raise RulesError(f"table {key}: unknown column {column!r}"
+                             f"{did_you_mean(str(column), known)}; columns: {', '.join(known)}")
+    out = []
+    for i, record in enumerate(frame.to_dict(orient="records")):
+        row = {}
+        for column, value in record.items():
+            cell = _cell(value, hints.get(column), f"table {key}, row {i + 1}: {column}")
+            if cell is None and column in required and hints.get(column) is str:
+                cell = ""  # an empty text cell of a column every row has
+            if cell is not None:
+                row[column] = cell
+        out.append(row)
+    overlay: dict = {}
+    node = overlay
+    parts = key.split(".")
+    for part in parts[:-1]:
+        node = node.setdefault(part, {})
+    node[parts[-1]] = out
+    return rules.updated(overlay, source=source or "with_table()")
+
+
+# --- text: CSV and a variant file -----------------------------------------------------
+def to_csv(rules: Rules, key: str) -> str:
+    """The table at ``key`` as CSV text: full precision, list and mapping cells as TOML."""
+    from .variant_file import _value
+
+    frame = table(rules, key)
+    for column in frame.columns:
+        if frame[column].map(lambda v: isinstance(v, (list, dict))).any():
+            frame[column] = frame[column].map(
+                lambda v: _value(v) if isinstance(v, (list, dict)) else v)
+    return frame.to_csv(index=False)
+
+
+def read_csv(path: str) -> pd.DataFrame:
+    """A spreadsheet saved as CSV (UTF-8, a header row): only empty cells are missing (a
+    name such as ``None`` or ``NA`` stays text)."""
+    import pandas as pd
+
+    try:
+        return pd.read_csv(path, keep_default_na=False, na_values=[""], encoding="utf-8")
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        raise RulesError(f"{path}: not a CSV table ({' '.join(str(exc).split())})") from None
+
+
+def variant_text(rules: Rules, key: str, comment: str = "") -> str:
+    """A variant file holding only the table at ``key`` of ``rules`` (written as
+    :meth:`balance.Rules.save` writes tables)."""
+    from .loader import plain
+    from .variant_file import variant_text as text
+
+    node: dict = {}
+    overlay = node
+    parts = key.split(".")
+    for part in parts[:-1]:
+        node = node.setdefault(part, {})
+    node[parts[-1]] = plain(_rows(rules, key))
+    return text(overlay, {}, header=comment)
