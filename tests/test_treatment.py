@@ -117,7 +117,7 @@ def test_zero_chance_means_never_without_warnings():
         got = tr.expected_cure_minutes(np.array([0, 15, 16]), "The end is near", "full")
         np.testing.assert_allclose(got, [np.inf, np.inf, 60 + 1440 * 19])
         assert tr.cured_within(0, "Bleeding", "full", 10**6) == 0.0
-        assert np.all(np.isinf(tr.sample_cure_minutes(0, "Bleeding", "full", size=10, rng=1)))
+        assert np.all(np.isinf(tr.sample_cure_minutes(0, "Bleeding", "full", size=10, seed=1)))
         assert tr.cure_table(cunning=[0], levels="full")["expected_attempts"].eq(np.inf).all()
 
 
@@ -145,10 +145,10 @@ def test_simulated_attempts_agree_with_the_closed_form():
 
 def test_sampler_and_kernel_agree_with_the_geometric_law():
     n = 50_000
-    times = tr.sample_cure_minutes(12, "Weak", "light", size=n, rng=7)
+    times = tr.sample_cure_minutes(12, "Weak", "light", size=n, seed=7)
     se = times.std(ddof=1) / np.sqrt(n)
     assert abs(times.mean() - (1 + 60 * 11 / 9)) < 5 * se
-    np.testing.assert_array_equal(times, tr.sample_cure_minutes(12, "Weak", "light", n, rng=7))
+    np.testing.assert_array_equal(times, tr.sample_cure_minutes(12, "Weak", "light", n, seed=7))
     hist = tr.cure_sampler(n, np.random.default_rng(3), chance=0.45, max_attempts=50)["attempts"]
     assert hist.sum() == n and hist[0] == 0
     exact = 0.45 * 0.55 ** (np.arange(1, 6) - 1)
@@ -245,8 +245,8 @@ def test_other_bad_arguments():
         tr.cure_time_distribution(12, "Weak", attempts=0)
     with pytest.raises(ValueError, match="tail"):
         tr.cure_time_distribution(12, "Weak", tail=0)
-    with pytest.raises(ValueError, match="rng"):
-        tr.sample_cure_minutes(12, "Weak", size=3, rng="seed")
+    with pytest.raises(ValueError, match="seed"):
+        tr.sample_cure_minutes(12, "Weak", size=3, seed="x")
     with pytest.raises(ValueError, match="size"):
         tr.sample_cure_minutes(12, "Weak", size=-1)
     with pytest.raises(ValueError, match="level"):

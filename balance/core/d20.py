@@ -14,6 +14,7 @@ import pandas as pd
 
 from ..errors import check_integer, check_integer_array
 from ..montecarlo.results import Simulation
+from ..rng import RNGLike
 from ..rules import Rules, resolve
 
 __all__ = ["effective", "success_chance", "test_points", "points_after", "points_sampler",
@@ -76,7 +77,7 @@ def points_sampler(n: int, rng: np.random.Generator, *,
     return {"faces": np.bincount(faces, minlength=die).astype(np.int64)}
 
 
-def simulate(characteristic: int, modifier: int = 0, *, trials: int = 1_000_000, seed=None,
+def simulate(characteristic: int, modifier: int = 0, *, trials: int = 1_000_000, seed: RNGLike = None,
              rules: Rules | None = None, **run_options):
     """Monte Carlo twin of :func:`test_points` (§1.1): a Simulation whose ``.table`` is
     indexed by points, with columns estimate, ci_low, ci_high, se, trials (Wilson 95 %)."""

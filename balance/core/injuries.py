@@ -21,6 +21,7 @@ from ..errors import check_integer, check_integer_array
 from ..grids import elementwise
 from ..names import find_row
 from ..montecarlo.results import Simulation
+from ..rng import RNGLike
 from ..rules import Rules, resolve
 from .treatment import treatment_chance  # bl.injuries.treatment_chance: the chance is a treatment rule
 
@@ -286,7 +287,7 @@ def injury_sampler(n: int, rng: np.random.Generator, *, seconds: int, negative_h
 
 
 def simulate(seconds: int, negative_hp: int, wounds: int = 0, *, trials: int = 1_000_000,
-             seed=None, rules: Rules | None = None, **run_options) -> Simulation:
+             seed: RNGLike = None, rules: Rules | None = None, **run_options) -> Simulation:
     """Monte Carlo twin of :func:`injury_distribution`.
 
     ``.table``: injury, injury_fr, modifier, probability, ci_low, ci_high, se (+ death row).

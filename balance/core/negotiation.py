@@ -22,6 +22,7 @@ import pandas as pd
 
 from ..errors import check_integer, check_number
 from ..montecarlo.results import Simulation
+from ..rng import RNGLike
 from ..rules import Rules, resolve
 
 __all__ = ["price_change", "ask_outcomes", "ask_table", "best_ask", "negotiated_price",
@@ -184,7 +185,7 @@ def negotiation_sampler(n: int, rng: np.random.Generator, *, psychology: int, as
             "change_sq_sum": np.array([float((change ** 2) @ face_counts)])}
 
 
-def simulate(psychology: int, ask, modifier: int = 0, *, trials: int = 1_000_000, seed=None,
+def simulate(psychology: int, ask, modifier: int = 0, *, trials: int = 1_000_000, seed: RNGLike = None,
              rules: Rules | None = None, **run_options) -> Simulation:
     """Monte Carlo twin of :func:`ask_outcomes`: ``.table`` has outcome, probability, ci_low,
     ci_high, se; ``.extra["expected_change"]`` the mean change with its normal interval."""

@@ -25,6 +25,7 @@ from .. import dice
 from . import injuries
 from ..errors import check_choice, check_integer, check_integer_array
 from ..montecarlo.results import Simulation
+from ..rng import RNGLike
 from ..rules import Rules, resolve
 
 __all__ = ["RescuePlan", "plan", "rescue_sampler", "simulate", "curve", "exact_outcomes"]
@@ -208,7 +209,7 @@ def _labels(rules: Rules) -> pd.DataFrame:
 
 
 def simulate(arrival="0", negative_hp="1", wounds=(0, 1, 2, 3), *, action: str = "support",
-             action_ap: int = 1, heal: int | None = None, trials: int = 1_000_000, seed=None,
+             action_ap: int = 1, heal: int | None = None, trials: int = 1_000_000, seed: RNGLike = None,
              rules: Rules | None = None, **run_options) -> Simulation:
     """Simulate a rescue scenario.
 
@@ -233,7 +234,7 @@ def simulate(arrival="0", negative_hp="1", wounds=(0, 1, 2, 3), *, action: str =
 
 def curve(times=None, negative_hp="1", wounds=(0, 1, 2, 3), *,
           action: str = "support", action_ap: int = 1, heal: int | None = None,
-          trials: int = 1_000_000, seed=None, rules: Rules | None = None,
+          trials: int = 1_000_000, seed: RNGLike = None, rules: Rules | None = None,
           **run_options) -> pd.DataFrame:
     """Death probability against rescue (arrival) time, with its 95 % band, for each wound
     count, in one call. Arrival times are drawn uniformly from ``times`` (default: every 5 s

@@ -256,13 +256,13 @@ def cure_table(cunning: ArrayLike | None = None, *, levels: tuple[str, ...] = ("
 
 
 def sample_cure_minutes(cunning: int, injury: str, level: str = "light", size: int = 1,
-                        rng: RNGLike = None, *, modifier: int = 0,
+                        seed: RNGLike = None, *, modifier: int = 0,
                         rules: Rules | None = None) -> np.ndarray:
     """Random times to cure, in minutes (``inf`` when the chance is 0). Geometric draws (§1.3)."""
     c = check_integer("cunning", cunning, min=-_CHAR_LIMIT, max=_CHAR_LIMIT)
     modifier = check_integer("modifier", modifier, min=-_CHAR_LIMIT, max=_CHAR_LIMIT)
     size = check_integer("size", size, min=0, max=10**9)
-    gen = as_generator(rng, "rng")
+    gen = as_generator(seed)
     p, row, _ = _args(c, injury, level, modifier, rules)
     p = float(p)
     if p == 0:

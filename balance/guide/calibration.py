@@ -19,7 +19,7 @@ from .creatures import creature
 from .adversity import advice, challenge
 from .simulation import simulate
 from ..errors import check_integer
-from ..rng import as_seed_sequence
+from ..rng import RNGLike, as_seed_sequence
 from ..rules import Rules, resolve
 
 __all__ = ["CalibrationCheck", "calibration_check", "DEFAULT_FAMILIES", "compositions"]
@@ -93,7 +93,7 @@ def _label(names: list[str]) -> str:
 def calibration_check(levels: Sequence[int] = (1, 3, 5, 8),
                       calibrations: Sequence[int] = (-3, -2, -1, 0, 1, 2, 3), *,
                       families: Sequence[Sequence[str]] = DEFAULT_FAMILIES,
-                      trials: int = 20_000, seed: Any = 0, targeting: Any = None,
+                      trials: int = 20_000, seed: RNGLike = 0, targeting: Any = None,
                       max_creatures: int = 14, workers: Any = 1,
                       rules: Rules | None = None) -> CalibrationCheck:
     """Simulate a grid of encounters and compare calibration with simulated difficulty.

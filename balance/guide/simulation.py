@@ -37,6 +37,7 @@ from .creatures import CreatureSheet
 from ..errors import check_choice, check_integer
 from ..montecarlo.intervals import mean_se, normal_interval
 from ..montecarlo.results import Simulation
+from ..rng import RNGLike
 from ..rules import Rules, resolve
 
 __all__ = ["FightSpec", "fight_sampler", "fight_spec", "simulate", "summarise", "lineup"]
@@ -184,7 +185,7 @@ def _check_can_end(spec: FightSpec) -> None:
 
 
 def simulate(creatures: Any, party: Any = None, *, level: int | None = None,
-             trials: int = 100_000, seed: Any = None, targeting: Any = None,
+             trials: int = 100_000, seed: RNGLike = None, targeting: Any = None,
              max_rounds: int | None = None, workers: Any = 1,
              rules: Rules | None = None) -> Simulation:
     """Simulate ``trials`` fights of an encounter (RULES.md §2.3; dying §1.2).

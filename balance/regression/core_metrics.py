@@ -14,6 +14,7 @@ import numpy as np
 from ..core import d20, injuries, negotiation
 from .. import dice
 from ..errors import check_choice
+from ..rng import RNGLike
 from ..rules import Rules
 from .metrics import Measurement, Metric, distribution, mc_counts, mc_proportion
 
@@ -85,21 +86,21 @@ def delayed_rescue_sampler(n: int, rng: np.random.Generator, *, arrival: str, ne
     return {"rows": rows}
 
 
-def _mc_rows(rules: Rules, trials: int, seed, sampler) -> tuple[np.ndarray, object]:
+def _mc_rows(rules: Rules, trials: int, seed: RNGLike, sampler) -> tuple[np.ndarray, object]:
     from .. import montecarlo
     res = montecarlo.run(sampler, trials, seed=seed, rules=rules, progress=False,
                          label="regression")
     return np.asarray(res.totals["rows"]), res
 
 
-def _mc_death_point(rules: Rules, trials: int, seed, *, point) -> Measurement:
+def _mc_death_point(rules: Rules, trials: int, seed: RNGLike, *, point) -> Measurement:
     s, hp, w = point
     rows, res = _mc_rows(rules, trials, seed, partial(injuries.injury_sampler, seconds=s,
                                                       negative_hp=hp, wounds=w, rules=rules))
     return mc_proportion(int(rows[-1]), res)
 
 
-def _mc_rescue(rules: Rules, trials: int, seed, *, what: str) -> Measurement:
+def _mc_rescue(rules: Rules, trials: int, seed: RNGLike, *, what: str) -> Measurement:
     rows, res = _mc_rows(rules, trials, seed, partial(delayed_rescue_sampler, rules=rules,
                                                       **RESCUE))
     if what == "death":

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from functools import partial
 
+from ..rng import RNGLike
 from ..rules import Rules
 from .guide_metrics import ENCOUNTERS, creature_names
 from .metrics import Measurement, Metric, mc_counts, mc_mean, mc_proportion
@@ -22,7 +23,7 @@ WEAPON = "broadsword"
 _SCALE = 0.2
 
 
-def _fight(rules: Rules, trials: int, seed, *, names, what: str, metric: str) -> Measurement:
+def _fight(rules: Rules, trials: int, seed: RNGLike, *, names, what: str, metric: str) -> Measurement:
     from ..guide import fights
     res = fights.simulate(creature_names(rules, names, metric), trials=trials, seed=seed,
                           rules=rules).result
@@ -32,7 +33,7 @@ def _fight(rules: Rules, trials: int, seed, *, names, what: str, metric: str) ->
     return mc_mean(t["expected_deaths_sum"], t["expected_deaths_sumsq"], res)
 
 
-def _duel(rules: Rules, trials: int, seed, *, what: str, metric: str) -> Measurement:
+def _duel(rules: Rules, trials: int, seed: RNGLike, *, what: str, metric: str) -> Measurement:
     """Both duellists wield the weapon at the bundled broadsword's position, given as its
     (damage, size): a renamed or translated weapon (key, English and French) still compares."""
     from .. import percentile

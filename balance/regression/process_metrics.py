@@ -10,6 +10,7 @@ from functools import partial
 
 import numpy as np
 
+from ..rng import RNGLike
 from ..rules import Rules
 from .metrics import Measurement, Metric, mc_counts, mc_proportion
 
@@ -24,7 +25,7 @@ CAMPAIGN = {"fights": 10, "knockout_chance": 0.5, "arrival": "10+2d20", "negativ
             "cunning": 12, "policy": "both"}
 
 
-def _rescue(rules: Rules, trials: int, seed, *, wounds: int) -> Measurement:
+def _rescue(rules: Rules, trials: int, seed: RNGLike, *, wounds: int) -> Measurement:
     from ..core import rescue
     sim = rescue.simulate(wounds=(wounds,), trials=trials, seed=seed, rules=rules,
                           progress=False, **RESCUE)
@@ -32,7 +33,7 @@ def _rescue(rules: Rules, trials: int, seed, *, wounds: int) -> Measurement:
     return mc_proportion(int(outcome[-2] + outcome[-1]), sim.result)
 
 
-def _campaign(rules: Rules, trials: int, seed, *, what: str) -> Measurement:
+def _campaign(rules: Rules, trials: int, seed: RNGLike, *, what: str) -> Measurement:
     from ..core import campaign
     sim = campaign.simulate(trials=trials, seed=seed, rules=rules, progress=False, **CAMPAIGN)
     tot = sim.result.totals
