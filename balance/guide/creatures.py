@@ -20,6 +20,7 @@ import pandas as pd
 from .. import dice
 from .design import check_creature, stat_values
 from .adversity import adjusted_ratio, named_row
+from ..rules.ratios import parse_ratio
 from ..errors import check_integer
 from ..names import find_row
 from ..rules import Rules, resolve
@@ -145,7 +146,8 @@ def _build(name: str, level: int, base_hp: int, size: str, kind: str, stats: dic
         raise ValueError(f"{c['hp_stat']} = {stats[c['hp_stat']]:+d} leaves {name} with max HP "
                          f"{base_hp} x {level} {stats[c['hp_stat']]:+d} = {max_hp}; a creature "
                          "needs at least 1 HP (raise base_hp, level or CON)")
-    ratio = adjusted_ratio(size, kind, total, rules=rules) if check_hp else None
+    ratio = (_set_ratio(name, rules) or adjusted_ratio(size, kind, total, rules=rules)) \
+        if check_hp else None
     return CreatureSheet(
         name=name, level=level, base_hp=base_hp, size=size, kind=kind,
         stats=MappingProxyType(dict(stats)),
@@ -155,6 +157,20 @@ def _build(name: str, level: int, base_hp: int, size: str, kind: str, stats: dic
         init=c["init_base"] + stats[c["init_stat"]],
         melee_atk=atk["melee"], ranged_atk=atk["ranged"], mag_atk=atk["magic"],
         stat_sum=total, adversity_ratio=ratio, rules=rules, **prof)
+
+
+def _set_ratio(name: str, rules: Rules) -> Fraction | None:
+    """The ratio ``encounters.creature_ratios`` sets for the creature called ``name`` (English
+    or French bestiary name), or None (RULES.md 2.4 then gives it from size, kind, stat sum)."""
+    rows = rules["encounters"].get("creature_ratios", ())
+    if not rows:
+        return None
+    names = {name} | {r["fr"] for r in rules["bestiary"]["creatures"] if r["en"] == name} \
+        | {r["en"] for r in rules["bestiary"]["creatures"] if r.get("fr") == name}
+    for row in rows:
+        if row["creature"] in names:
+            return parse_ratio(row["ratio"], "encounters.creature_ratios")
+    return None
 
 
 def sheet(*, level: int, base_hp: int, size: str, kind: str = "standard",

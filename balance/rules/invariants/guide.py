@@ -185,14 +185,17 @@ def _ratio(text: str) -> Fraction | None:
 
 
 @invariant("encounters.ladder_ordered", "encounters.ladder", "encounters.base_ratios",
-           "encounters.area_ability_ratio")
+           "encounters.area_ability_ratio", "encounters.creature_ratios")
 def ladder_ordered(data: dict, source_of: Source) -> None:
     """The adversity-ratio ladder (RULES.md 2.4) has at least one rung, each a ratio such as
     ``"1/2"``, strictly increasing; every base ratio and ``area_ability_ratio`` is a ratio
-    (a base ratio off the ladder is allowed; see ``guide.sheets_buildable``).
+    (a base ratio off the ladder is allowed; see ``guide.sheets_buildable``); each row of
+    ``encounters.creature_ratios`` names a bestiary creature (once) and a ratio.
 
-    Fix: list the rungs in increasing order; write ratios as ``a/b``.
+    Fix: list the rungs in increasing order; write ratios as ``a/b``; name creatures as the
+    bestiary does.
     """
+    _creature_ratios(data, source_of)
     enc = data["encounters"]
     rungs = enc["ladder"]
     if not rungs:
@@ -220,6 +223,28 @@ def ladder_ordered(data: dict, source_of: Source) -> None:
         raise fail(source_of, ["encounters.area_ability_ratio"],
                    f"encounters.area_ability_ratio = {enc['area_ability_ratio']!r} is not a "
                    "ratio > 0; write it as 'a/b', e.g. '2/1'")
+
+
+def _creature_ratios(data: dict, source_of: Source) -> None:
+    rows = data["encounters"].get("creature_ratios", [])
+    known = {r.get(k) for r in data["bestiary"]["creatures"] for k in ("en", "fr")} - {None}
+    seen: set = set()
+    for i, row in enumerate(rows):
+        name = row.get("creature") if isinstance(row, dict) else None
+        ratio = row.get("ratio") if isinstance(row, dict) else None
+        where = f"table encounters.creature_ratios, row {i + 1}"
+        if not isinstance(name, str) or name not in known:
+            raise fail(source_of, ["encounters.creature_ratios", "bestiary.creatures"],
+                       f"{where}: creature {name!r} is not in the bestiary; accepted: "
+                       f"{', '.join(sorted(r['en'] for r in data['bestiary']['creatures']))}")
+        if not isinstance(ratio, str) or _ratio(ratio) is None:
+            raise fail(source_of, ["encounters.creature_ratios"],
+                       f"{where} ({name}): ratio {ratio!r} is not a ratio > 0; write it as "
+                       "'a/b', e.g. '3/2'")
+        if name in seen:
+            raise fail(source_of, ["encounters.creature_ratios"],
+                       f"{where}: {name} is listed twice; keep one row per creature")
+        seen.add(name)
 
 
 @invariant("encounters.open_ended_tables", "encounters.stat_sum_steps", "encounters.challenges",
