@@ -158,7 +158,7 @@ def test_damage_modifier_and_hp_distributions():
 
 def test_sample_humans_against_the_dice():
     n = 20_000
-    humans = P.sample_humans(n, rng=3)
+    humans = P.sample_humans(n, seed=3)
     assert list(humans.columns) == ["STR", "CON", "SIZ", "DEX", "INT", "POW", "CHA"]
     exact = {"STR": enumerate_sum(1, 0), "SIZ": enumerate_sum(0, 1)}
     for column in humans.columns:

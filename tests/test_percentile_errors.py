@@ -25,7 +25,7 @@ P = bl.percentile
     (lambda: P.tier_table([10, -2]), "skills"),
     (lambda: P.tier_table([10], grades=["Hard", "Hardest"]), "grades"),
     (lambda: P.sample_tiers(50, -1), "n"),
-    (lambda: P.sample_tiers(50, 10, rng="seed"), "rng"),
+    (lambda: P.sample_tiers(50, 10, seed="x"), "seed"),
     (lambda: P.tier_sampler(-1, 1, skill=50), "n"),
     (lambda: P.tier_codes(0, 50), "rolls"),
     (lambda: P.tier_codes([5, 101], 50), "rolls"),

@@ -128,7 +128,7 @@ def _check_counts(counts, skill, n):
 @pytest.mark.parametrize("skill", [3, 65, 120])
 def test_sample_tiers_statistically(skill):
     n = 200_000
-    codes = P.sample_tiers(skill, n, rng=np.random.default_rng(11))
+    codes = P.sample_tiers(skill, n, seed=np.random.default_rng(11))
     assert codes.shape == (n,)
     _check_counts(np.bincount(codes, minlength=4), skill, n)
 

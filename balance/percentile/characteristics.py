@@ -285,11 +285,11 @@ def human_distribution(attribute: str, rules: RulesLike = None) -> pd.Series:
     return grouped
 
 
-def sample_humans(n: int, rng: RNGLike = None, rules: RulesLike = None) -> pd.DataFrame:
+def sample_humans(n: int, seed: RNGLike = None, rules: RulesLike = None) -> pd.DataFrame:
     """``n`` rolled humans: one row each, one column per characteristic."""
     rules = resolve(rules)
     n = check_integer("n", n, min=0)
-    gen = as_generator(rng, "rng")
+    gen = as_generator(seed)
     humans = section(rules)["humans"]
     return pd.DataFrame({c: dice.sample(humans[c], n, gen)
                          for c in section(rules)["characteristics"]["names"]})

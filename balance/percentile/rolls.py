@@ -16,7 +16,7 @@ import pandas as pd
 from ..budgets import check_grid, check_length
 from ..errors import check_integer, check_integer_array
 from ..rng import RNGLike, as_generator
-from ..rules import resolve
+from ..rules import Rules, resolve
 from ._common import (CRITICAL, FAILURE, FUMBLE, SUCCESS, TIERS, RulesLike, ceil_div,
                       check_skill, section)
 from ._common import grade as find_grade
@@ -174,35 +174,36 @@ def _roll_dtype(die: int):
     return np.int16 if die < 2**15 else np.int64
 
 
-def _tier_draws(skill, n, rng, grade, rules):
+def _tier_draws(skill: int, n: int, seed: RNGLike, grade: str | None, rules: RulesLike,
+                name: str = "seed") -> tuple[int, np.random.Generator, int, np.ndarray | None, Rules]:
     """Validated ``(n, generator, die, tier row of the graded skill or None for no roll, rules)``."""
     rules = resolve(rules)
     n = check_integer("n", n, min=0)
     modified = graded_skill(skill, grade, rules)
-    gen = as_generator(rng, "rng")
+    gen = as_generator(seed, name)
     row = None if modified is None else tier_lookup(rules)[min(modified, _skill_cap(rules)), 1:]
     return n, gen, section(rules)["die"], row, rules
 
 
-def sample_tiers(skill: int, n: int, rng: RNGLike = None, *, grade: str | None = None,
+def sample_tiers(skill: int, n: int, seed: RNGLike = None, *, grade: str | None = None,
                  rules: RulesLike = None) -> np.ndarray:
     """``n`` sampled tier codes (int8: 0 fumble, 1 failure, 2 success, 3 critical).
 
     One d100 per trial, turned into a tier by the skill's row of :func:`tier_lookup`.
     """
-    n, gen, die, row, rules = _tier_draws(skill, n, rng, grade, rules)
+    n, gen, die, row, rules = _tier_draws(skill, n, seed, grade, rules)
     if row is None:
         return np.full(n, _no_roll_tier(rules), dtype=np.int8)
     return row[gen.integers(0, die, size=n, dtype=_roll_dtype(die))]
 
 
-def tier_sampler(n: int, rng: RNGLike = None, *, skill: int = 65, grade: str | None = None,
+def tier_sampler(n: int, rng: np.random.Generator, *, skill: int = 65, grade: str | None = None,
                  rules: RulesLike = None) -> dict[str, np.ndarray]:
     """Monte Carlo sampler (engine contract): ``{"tiers": counts of each tier}`` over ``n`` rolls.
 
     Draws the d100s, counts the faces, and folds the face counts through the skill's tier row.
     """
-    n, gen, die, row, rules = _tier_draws(skill, n, rng, grade, rules)
+    n, gen, die, row, rules = _tier_draws(skill, n, rng, grade, rules, "rng")
     if row is None:
         counts = np.zeros(4, dtype=np.int64)
         counts[_no_roll_tier(rules)] = n
