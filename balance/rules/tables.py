@@ -27,7 +27,8 @@ from ..errors import RulesError, did_you_mean
 if TYPE_CHECKING:
     import pandas as pd
 
-    from .loader import Rules
+#: a :class:`balance.Rules` (not imported: the loader imports this module)
+Rules = Any
 
 __all__ = ["table_keys", "table", "with_table", "read_csv", "to_csv", "variant_text"]
 
@@ -42,6 +43,15 @@ def table_keys(rules: Rules) -> list[str]:
         elif isinstance(node, tuple) and node and all(isinstance(r, Mapping) for r in node):
             out.append(path)
     return sorted(out)
+
+
+def _plain_rows(rules: Rules, key: str) -> list[dict]:
+    """The rows of the table at ``key`` as plain dicts and lists."""
+    _rows(rules, key)
+    node: Any = rules.to_dict()
+    for part in key.split("."):
+        node = node[part]
+    return node
 
 
 def _rows(rules: Rules, key: str) -> tuple:
@@ -71,12 +81,9 @@ def table(rules: Rules, key: str) -> pd.DataFrame:
     """
     import pandas as pd
 
-    from .loader import plain
-
-    rows = _rows(rules, key)
+    rows = _plain_rows(rules, key)
     columns = _columns(rows)
-    return pd.DataFrame([{c: plain(row[c]) if c in row else None for c in columns}
-                         for row in rows], columns=columns)
+    return pd.DataFrame([{c: row.get(c) for c in columns} for row in rows], columns=columns)
 
 
 def _hints(rows) -> dict[str, type]:
@@ -181,7 +188,6 @@ def read_csv(path: str) -> pd.DataFrame:
 def variant_text(rules: Rules, key: str, comment: str = "") -> str:
     """A variant file holding only the table at ``key`` of ``rules`` (written as
     :meth:`balance.Rules.save` writes tables)."""
-    from .loader import plain
     from .variant_file import variant_text as text
 
     node: dict = {}
@@ -189,5 +195,5 @@ def variant_text(rules: Rules, key: str, comment: str = "") -> str:
     parts = key.split(".")
     for part in parts[:-1]:
         node = node.setdefault(part, {})
-    node[parts[-1]] = plain(_rows(rules, key))
+    node[parts[-1]] = _plain_rows(rules, key)
     return text(overlay, {}, header=comment)
