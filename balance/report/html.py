@@ -48,7 +48,7 @@ p,.prov,.meta td{overflow-wrap:anywhere}
 .prov{background:var(--prov);border-left:3px solid var(--accent);padding:.4rem .7rem;margin:.6rem 0}
 .prov span{margin-right:1.2rem;display:inline-block}.note{font-size:.85rem;color:var(--muted)}
 figure{margin:1rem 0}
-.card{background:#fff;border-radius:6px;padding:4px;max-width:100%;display:inline-block}
+.card{background:#fff;border-radius:6px;padding:4px;max-width:100%;width:fit-content}
 .card img,.card svg{max-width:100%;height:auto;display:block}
 figcaption{font-size:.85rem;color:var(--muted);margin-top:.3rem}
 figcaption b{color:var(--fg)}
@@ -61,6 +61,10 @@ table.data td.num{text-align:right;white-space:nowrap}
 table.data tbody tr:hover td{background:var(--hover)}
 code{font-size:.85em;background:var(--code);padding:0 .2em}
 .missing{font-size:.85rem;color:var(--warn)}
+ul.findings{background:var(--prov);border-left:4px solid var(--accent);margin:.8rem 0;
+ padding:.6rem .9rem .6rem 2rem}
+ul.findings li{margin:.35rem 0;overflow-wrap:anywhere}
+ul.findings a{font-size:.85rem}
 nav.toc{font-size:.9rem}
 nav.toc ol{padding-left:1.6rem;margin:.3rem 0 0}
 nav.toc li{margin:.1rem 0}
@@ -83,7 +87,7 @@ section{scroll-margin-top:.5rem}
  .page>nav.toc,a.top{display:none}main nav.toc{display:block}
  h1,h2,h3{break-after:avoid;page-break-after:avoid}
  h2{break-before:auto}
- .prov{break-inside:avoid;break-before:avoid}
+ .prov,ul.findings li{break-inside:avoid}.prov{break-before:avoid}
  figure,.card,img,svg{break-inside:avoid;page-break-inside:avoid}
  tr,thead{break-inside:avoid}thead{display:table-header-group}
  .tbl{overflow:visible}
@@ -142,8 +146,8 @@ def inline_svg(svg: str) -> str:
     head = _SVG_HEAD.match(svg).group(0)
     width = re.search(r'\bwidth="([\d.]+)pt"', head)
     new = re.sub(r'\s(xmlns(:xlink)?|width|height|version)="[^"]*"', "", head)
-    style = f"max-width:{width.group(1)}pt" if width else ""
-    new = new[:-1] + f" role='img' style='{style};width:100%;height:auto'" \
+    style = f"width:{width.group(1)}pt;" if width else "width:100%;"
+    new = new[:-1] + f" role='img' style='{style}max-width:100%;height:auto'" \
         " stroke-linejoin='round' stroke-linecap='butt'>"
     return new + svg[len(head):]
 
@@ -167,12 +171,19 @@ def _section(section: Section, lang: str, first_figure: int = 1) -> str:
     parts = [f"<section id='{_e(section.key)}'><h2>{_e(section.title)}</h2>"]
     if section.text:
         parts.append(f"<p>{_e(section.text)}</p>")
-    prov = "".join(f"<span><b>{_e(k)}</b>: {_e(v)}</span>" for k, v in section.provenance)
-    assumed = ", ".join(f"<code>{_e(a)}</code>" for a in section.assumed) \
-        or _e(text("no_assumed", lang))
-    notes = "".join(f"<div>{_e(n)}</div>" for n in section.notes)
-    parts.append(f"<div class='prov'>{prov}<div><b>{_e(text('assumed', lang))}</b>: "
-                 f"{assumed}</div>{notes}</div>")
+    findings = getattr(section, "findings", ()) or ()
+    if findings:
+        items = "".join(
+            f"<li>{_e(f.text)}" + (f" <a href='#{_e(f.target)}'>{_e(f.link or f.target)}</a>"
+                                    if f.target else "") + "</li>" for f in findings)
+        parts.append(f"<ul class='findings'>{items}</ul>")
+    if section.provenance or section.assumed or section.notes or not findings:
+        prov = "".join(f"<span><b>{_e(k)}</b>: {_e(v)}</span>" for k, v in section.provenance)
+        assumed = ", ".join(f"<code>{_e(a)}</code>" for a in section.assumed) \
+            or _e(text("no_assumed", lang))
+        notes = "".join(f"<div>{_e(n)}</div>" for n in section.notes)
+        parts.append(f"<div class='prov'>{prov}<div><b>{_e(text('assumed', lang))}</b>: "
+                     f"{assumed}</div>{notes}</div>")
     parts.extend(figure_html(fig, first_figure + i, lang)
                  for i, fig in enumerate(section.figures))
     parts.extend(table_html(t) for t in section.tables)
