@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from .adversity import (Calibration, EncounterAdvice, adjusted_ratio, advice, base_ratio,
                         calibration, challenge, ladder, named_row, parse_ratio)
+from .recalibration import HELD_OUT_FAMILIES, TRAINING_FAMILIES, Recalibration, recalibrate
 
 __all__ = ["Calibration", "EncounterAdvice", "parse_ratio", "ladder", "base_ratio",
-           "adjusted_ratio", "calibration", "challenge", "advice", "named_row"]
+           "adjusted_ratio", "calibration", "challenge", "advice", "named_row", "recalibrate",
+           "Recalibration", "TRAINING_FAMILIES", "HELD_OUT_FAMILIES"]
