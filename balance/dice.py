@@ -58,8 +58,8 @@ from .rng import RNGLike, as_generator
 if TYPE_CHECKING:  # pandas is imported where a distribution is built (a fast CLI start)
     import pandas as pd
 
-__all__ = ["Dice", "Pool", "parse", "distribution", "sample", "convolve", "MAX_DICE",
-           "MAX_FACES", "MAX_EXPLOSIONS"]
+__all__ = ["Dice", "Pool", "parse", "distribution", "sample", "convolve", "outcome_table",
+           "MAX_DICE", "MAX_FACES", "MAX_EXPLOSIONS"]
 
 _TERM = re.compile(r"^(?:(\d*)[dD](\d+)|(\d+))$")
 _POOL = re.compile(r"^(\d*)[dD](\d+)(.+)$")
@@ -187,10 +187,10 @@ class Dice:
         """Exact distribution: Series value -> probability (sums to 1)."""
         return _distribution(self).copy()
 
-    def sample(self, size: int | tuple[int, ...], rng: RNGLike = None) -> np.ndarray:
-        """Draw ``size`` totals (int64) with ``rng`` (int, SeedSequence, Generator or None);
+    def sample(self, size: int | tuple[int, ...], seed: RNGLike = None) -> np.ndarray:
+        """Draw ``size`` totals (int64) with ``seed`` (int, SeedSequence, Generator or None);
         at most ``budgets.MAX_SAMPLE`` (10**8) values per call."""
-        gen = as_generator(rng, "rng")
+        gen = as_generator(seed)
         check_sample(size)
         out = np.full(size, self.constant, dtype=np.int64)
         for sign, count, faces in self.terms:
@@ -397,11 +397,31 @@ def _distribution(dice: Dice) -> pd.Series:
 
 
 def _series(dice: Dice, probs: np.ndarray, start: int | None = None) -> pd.Series:
+    start = dice.min if start is None else start
+    return outcome_table(probs, np.arange(start, start + probs.size), total=1)
+
+
+def outcome_table(counts: object, values: object, name: str = "value",
+                  total: float | None = None) -> pd.Series:
+    """An outcome table: Series ``value -> probability`` from counts of equally likely outcomes.
+
+    The one place a distribution is built from counts (the dice here; the percentile tiers and
+    contests count die faces). ``total`` is the number of outcomes (default ``counts.sum()``,
+    taken before any conversion, so integer counts divide exactly once).
+
+    Examples
+    --------
+    The faces of 2d4 by their total:
+
+    >>> from balance.dice import outcome_table
+    >>> outcome_table([1, 2, 3, 4, 3, 2, 1], range(2, 9)).loc[5]
+    np.float64(0.25)
+    """
     import pandas as pd
 
-    start = dice.min if start is None else start
-    values = np.arange(start, start + probs.size)
-    return pd.Series(probs, index=pd.Index(values, name="value"), name="probability")
+    counts = np.asarray(counts)
+    probs = counts / (counts.sum() if total is None else total)
+    return pd.Series(probs, index=pd.Index(values, name=name), name="probability")
 
 
 def _fft_convolve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -607,12 +627,12 @@ def distribution(expr: str | int | Dice) -> pd.Series:
     return parse(expr).distribution()
 
 
-def sample(expr: str | int | Dice, size: int | tuple[int, ...], rng: RNGLike = None) -> np.ndarray:
-    """Vectorised sampler: ``size`` totals of ``expr`` drawn with ``rng``."""
+def sample(expr: str | int | Dice, size: int | tuple[int, ...], seed: RNGLike = None) -> np.ndarray:
+    """Vectorised sampler: ``size`` totals of ``expr`` drawn with ``seed``."""
     from .errors import check_integer
 
     if isinstance(size, tuple):
         size = tuple(check_integer("size", s, min=0) for s in size)
     else:
         size = check_integer("size", size, min=0)
-    return parse(expr).sample(size, rng)
+    return parse(expr).sample(size, seed)

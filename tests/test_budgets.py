@@ -215,9 +215,9 @@ def test_injury_surface_over_the_grid_budget_refused_before_any_work():
 def test_sample_over_the_sample_budget_refused_before_allocating():
     with pytest.raises(ValueError, match=r"^size must hold at most 100,000,000 values \(the "
                                          r"sample budget.*got 1,000,000,000,000$"):
-        dice.sample("3d6", 10**12, rng=1)
+        dice.sample("3d6", 10**12, seed=1)
     with pytest.raises(ValueError, match=r"got 100,000,000,000,000"):
-        dice.parse("1d6").sample((10**7, 10**7), rng=1)
+        dice.parse("1d6").sample((10**7, 10**7), seed=1)
 
 
 def test_report_death_surface_of_a_late_automatic_death_stays_within_the_grid_budget():

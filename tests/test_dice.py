@@ -80,7 +80,7 @@ def test_random_expressions_match_enumeration(terms, constant):
 @pytest.mark.parametrize("expr", ["3d6", "2d6+6", "1d8+1d6", "-1d4", "20d6"])
 def test_sampler_matches_distribution(expr):
     n = 200_000
-    draws = dice.sample(expr, n, rng=7)
+    draws = dice.sample(expr, n, seed=7)
     exact = dice.distribution(expr)
     assert draws.min() >= exact.index.min() and draws.max() <= exact.index.max()
     # mean within 5 standard errors of the exact mean
@@ -94,16 +94,16 @@ def test_sampler_matches_distribution(expr):
 
 
 def test_rng_kinds_and_reproducibility():
-    a = dice.sample("3d6", 100, rng=3)
-    assert np.array_equal(a, dice.sample("3d6", 100, rng=np.random.SeedSequence(3)))
-    assert not np.array_equal(a, dice.sample("3d6", 100, rng=4))
+    a = dice.sample("3d6", 100, seed=3)
+    assert np.array_equal(a, dice.sample("3d6", 100, seed=np.random.SeedSequence(3)))
+    assert not np.array_equal(a, dice.sample("3d6", 100, seed=4))
     gen = np.random.default_rng(3)
-    assert dice.sample("3d6", 10, rng=gen).shape == (10,)
-    assert dice.sample("2d6", (4, 3), rng=1).shape == (4, 3)
-    with pytest.raises(ValueError, match="rng must be"):
-        dice.sample("3d6", 10, rng="seed")
+    assert dice.sample("3d6", 10, seed=gen).shape == (10,)
+    assert dice.sample("2d6", (4, 3), seed=1).shape == (4, 3)
+    with pytest.raises(ValueError, match="seed must be"):
+        dice.sample("3d6", 10, seed="x")
     with pytest.raises(ValueError, match="size"):
-        dice.sample("3d6", -1, rng=1)
+        dice.sample("3d6", -1, seed=1)
 
 
 @pytest.mark.parametrize("bad, part", [("2d", "'2d'"), ("1d0", "'1d0'"), ("abc", "'abc'"),
