@@ -60,7 +60,7 @@ class InjuryExplorer(Explorer):
                          margins={"left": 0.06, "right": 0.86, "wspace": 0.75})
         inj = self.rules["injuries"]
         auto, threshold = inj["automatic_death_seconds"], inj["death_threshold"]
-        self.seconds = slider("seconds at negative HP", min(40, auto), 0, auto)
+        self.seconds = slider("seconds at -HP", min(40, auto), 0, auto)
         self.negative_hp = slider("negative HP", 6, 1, 50)
         self.wounds = slider("wounds", 1, 0, 6)
         self.death_threshold = slider("death threshold", threshold, 2, 2 * threshold)
@@ -133,12 +133,11 @@ class InjuryExplorer(Explorer):
         state_marker(right, s, colour="white")
         probs = injury_rules.injury_probabilities(s, hp, n, rules=rules)
         mods = np.array([r["modifier"] for r in rules["injuries"]["table"]])
-        bands = "".join(f"<td>{m}: {_percent(probs[:-1][mods == m].sum())}</td>"
-                        for m in sorted(set(mods.tolist()), reverse=True))
+        bands = ", ".join(f"{m}: {_percent(probs[:-1][mods == m].sum())}"
+                          for m in sorted(set(mods.tolist()), reverse=True))
         self.readout.value = (
             f"<b>{s} s at -{hp} HP, {n} wound{'s' if n != 1 else ''}</b>: death "
-            f"<b>{_percent(probs[-1])}</b> (exact); survivors' test modifier "
-            f"<table><tr>{bands}</tr></table>")
+            f"<b>{_percent(probs[-1])}</b> (exact); injuries by test modifier: {bands}")
 
 
 class NegotiationExplorer(Explorer):
