@@ -268,6 +268,12 @@ REFUSED = [
      ["percentile.magic.location_fractions item 3 = 0.5"]),
     ("percentile.magic_consistent", rows("percentile.magic.wounds", 1, passed=3),
      ["percentile.magic.wounds, 'serious wound': passed = 3, failed = 2"]),
+    ("percentile.special_effects_consistent", rows("percentile.special_effects.table", 0,
+                                                   chooser="either"),
+     ["'Choose Location': effect 'choose_location' acts through the blow"]),
+    ("percentile.special_effects_consistent", rows("percentile.special_effects.table", 6,
+                                                   requires="sometimes"),
+     ["'Trip Opponent' requires = 'sometimes' is not one of"]),
     ("percentile.combat_sizes_and_dice", rows("percentile.weapons.table", 4, size="Gigantic"),
      ["percentile.weapons.table, 'Great axe': size 'Gigantic'", "percentile.combat.sizes"]),
     ("percentile.combat_sizes_and_dice", rows("percentile.shields.table", 0, damage="d"),
@@ -339,6 +345,8 @@ ACCEPTED = [
     ("percentile.magic_consistent", merge(
         value("percentile.magic.location_fractions", [0.0, 0.5, 0.5, 1.0]),
         rows("percentile.magic.wounds", 1, passed=2))),
+    ("percentile.special_effects_consistent", rows("percentile.special_effects.table", 6,
+                                                   chooser="defender")),
     ("percentile.combat_sizes_and_dice", merge(
         rows("percentile.weapons.table", 4, size="medium"),
         value("percentile.combat.sizes.parry_block", [1.0, 0.0]))),

@@ -94,6 +94,16 @@ def _dice_in(expr: str) -> int:
     return sum(count for _, count, _ in dice.parse(expr).terms)
 
 
+def _maximised_roller(f, bonus: str, rnd: random.Random) -> Callable[[], int]:
+    """Weapon dice at their maximum + the damage modifier rolled (the whole expression's
+    maximum for a fighter built without ``weapon_dice``)."""
+    if not f.weapon_dice:
+        top = dice.parse(f.damage).max
+        return lambda: top
+    top, roll = dice.parse(f.weapon_dice).max, _roller(bonus, rnd)
+    return lambda: top + roll()
+
+
 class _Side:
     """One combatant's constants, as plain Python values."""
 
@@ -105,6 +115,62 @@ class _Side:
         self.parry = f.combat_style >= f.evade
         self.armour, self.hp_max = list(f.armour), list(f.hit_points)
         self.damage = _roller(f.damage, rnd)
+        charge_bonus = f.charge_bonus or f.damage_bonus
+        self.charge_damage = _roller(f"{f.weapon_dice}{charge_bonus}", rnd) \
+            if f.weapon_dice and f.charge_bonus else self.damage
+        self.maximised = _maximised_roller(f, f.damage_bonus, rnd)
+        self.charge_maximised = _maximised_roller(f, charge_bonus, rnd)
+
+
+def _requirement_met(row, role: str, own: int, attack: int, hit: bool, parried: bool,
+                     evaded: bool, prone: bool) -> bool:
+    """RULES.md 3.4 as read in ``[percentile.special_effects]``: chooser and requirement."""
+    if row["chooser"] not in ("either", role):
+        return False
+    defender = role == "defender"
+    req = row["requires"]
+    if req == "any":
+        return True
+    if req == "hit":
+        return hit
+    if req == "critical":
+        return own == CRITICAL and (defender or hit)
+    if req == "parried":
+        return defender and parried
+    if req == "evaded":
+        return defender and evaded
+    if req == "defended":
+        return defender and (parried or evaded)
+    if req == "attack_failed":
+        return defender and attack < SUCCESS
+    return prone                                     # "prone"
+
+
+def _choices(pol, won: int, role: str, own: int, other: int, hit: bool, parried: bool,
+             evaded: bool, prone: bool, opp_prone: bool, charging: bool, rows, rules) -> list:
+    """The effect keys a side spends: its list policy walked in order of preference."""
+    if won <= 0:
+        return []
+    if not hasattr(pol, "attacker"):             # a function policy: its own checked answer
+        from ..percentile.effects import situation, spend_effects
+        names = ("fumble", "failure", "success", "critical")
+        sit = situation(role, names[own], names[other], hit=hit, parried=parried,
+                        evaded=evaded, prone=prone, opponent_prone=opp_prone,
+                        charging=charging)
+        return list(spend_effects(won, sit, pol, rules))
+    prefs = pol.attacker if role == "attacker" else pol.defender
+    attack = own if role == "attacker" else other
+    taken: list = []
+    while len(taken) < won:
+        before = len(taken)
+        for key in prefs:
+            row = rows[key]
+            if len(taken) < won and (row["stacks"] or key not in taken) and _requirement_met(
+                    row, role, own, attack, hit, parried, evaded, prone):
+                taken.append(key)
+        if len(taken) == before:
+            break
+    return taken
 
 
 def python_duels(n: int, rnd: random.Random, spec=None) -> dict[str, int]:
@@ -142,12 +208,27 @@ def python_duels(n: int, rnd: random.Random, spec=None) -> dict[str, int]:
     sides = (_Side(spec.first, rnd), _Side(spec.second, rnd))
     randint = rnd.randint
     L = len(rows)
+    effect_rows = {row["key"]: row for row in sec["special_effects"]["table"]}
+    effect_keys = list(effect_rows)
+    mechanic = {k: row["effect"] for k, row in effect_rows.items()}
+    charge_rule = combat["charge"]
+    grade_names = [row["en"] for row in sec["grades"]["table"]]
+    charge_grade = find_grade(grade_names[min(grade_names.index(sec["grades"]["default"])
+                                              + charge_rule["grade_steps"],
+                                              len(grade_names) - 1)], rules)
+    top_size = len(combat["sizes"]["table"]) - 1
+    bonus_effects = sec["surprise"]["bonus_effects"]
+    surprised = spec.surprised
 
     def tier(skill: int, roll: int) -> int:
         return python_tier(roll, skill, p)
 
-    def graded(skill: int, prone: bool) -> int:
-        return prone_grade.apply(skill) if prone else skill
+    def graded(skill: int, prone: bool, charging: bool = False) -> int:
+        grades = [g for g, on in ((prone_grade, prone), (charge_grade, charging)) if on]
+        if not grades:
+            return skill
+        worst = min(grades, key=lambda g: g.numerator / g.denominator)
+        return worst.apply(skill)
 
     def effects_won(t1: int, t2: int) -> int:
         diff = values[t1] - values[t2]
@@ -159,12 +240,18 @@ def python_duels(n: int, rnd: random.Random, spec=None) -> dict[str, int]:
                          "exchanges_sumsq", "serious_wounds", "serious_wounds_sumsq",
                          "knockbacks", "knockbacks_sumsq"], 0)
     out["kinds"] = [0, 0, 0]
+    out["spent"] = [[0] * len(effect_keys), [0] * len(effect_keys)]
     for _ in range(n):
         exchanges = serious_wounds = knockbacks = 0
         hp = [list(s.hp_max) for s in sides]
         stun, prone, lame = [0, 0], [False, False], [False, False]
         shield = [s.shield_size >= 0 for s in sides]
-        init = [initiative() + s.init for s in sides]
+        lost = [0, 0]
+        ready = [surprised != 0, surprised != 1]            # flat-footed until its turn
+        struck = [surprised != 0, surprised != 1]           # the first hit's bonus effect
+        charging = list(spec.charging)
+        init = [initiative() + s.init + (combat["surprise"] if surprised == i else 0)
+                for i, s in enumerate(sides)]
         first = 0 if init[0] > init[1] else 1 if init[1] > init[0] else randint(0, 1)
         winner, end = 2, spec.max_rounds
         for rnd_no in range(1, spec.max_rounds + 1):
@@ -174,25 +261,31 @@ def python_duels(n: int, rnd: random.Random, spec=None) -> dict[str, int]:
                     if winner != 2 or ap[a] < cost:
                         continue
                     ap[a] -= cost                           # the turn costs an action
+                    ready[a] = True
                     stunned = stun[a] > 0
                     if stunned:
                         stun[a] -= 1
+                    losing = not stunned and lost[a] > 0    # a lost turn (special effect)
+                    if losing:
+                        lost[a] -= 1
                     if prone[a] and not lame[a]:
                         if stand_turns == 0:                # standing up is free
                             prone[a] = False
-                        elif not stunned:                   # the turn is spent rising
+                        elif not stunned and not losing:    # the turn is spent rising
                             prone[a] = False
                             continue
-                    if stunned:
+                    if stunned or losing:
                         continue
                     # --- one exchange: a attacks d
                     d = 1 - a
                     att, dfn = sides[a], sides[d]
                     exchanges += 1
-                    defends = ap[d] >= cost and stun[d] == 0
+                    defends = ap[d] >= cost and stun[d] == 0 and ready[d]
                     if defends:
                         ap[d] -= cost
-                    a_skill = graded(att.style, prone[a])
+                    charge = charging[a]
+                    charging[a] = False
+                    a_skill = graded(att.style, prone[a], charge)
                     d_skill = graded(dfn.style, prone[d]) if dfn.parry else dfn.evade
                     if defends:
                         excess = max(max(a_skill, d_skill) - skill_cap, 0)
@@ -202,59 +295,96 @@ def python_duels(n: int, rnd: random.Random, spec=None) -> dict[str, int]:
                     d_tier = tier(d_skill, randint(1, die)) if defends else FAILURE
                     effects = effects_won(a_tier, d_tier)
                     defended = defends and d_tier >= SUCCESS
-                    if a_tier < SUCCESS or (defended and not dfn.parry):
-                        continue                            # missed, or evaded
-                    # the blow lands: location (chosen with the first effect), damage
-                    hpd = hp[d]
-                    if effects >= 1:
-                        scores = [2 * (hpd[i] + dfn.armour[i]) - vital[i] for i in range(L)]
-                        loc = scores.index(min(scores))
-                    else:
-                        roll = location()
-                        loc = max(i for i in range(L) if lows[i] <= roll)
-                    raw = max(att.damage(), min_damage)
-                    blocked = 0
-                    if defended:                            # a successful parry, by size
-                        parry_size = (max(dfn.shield_size, dfn.weapon_size) if shield[d]
-                                      else dfn.weapon_size)
-                        smaller = max(att.weapon_size - parry_size, 0)
-                        if smaller < len(blocks):
-                            blocked = math.ceil(raw * blocks[smaller] - 1e-9)
-                    bypass = effects >= 2 and a_tier == CRITICAL
-                    damage = max(raw - blocked - (0 if bypass else dfn.armour[loc]), 0)
-                    before = hpd[loc]
-                    after = hpd[loc] = before - damage
-                    top = dfn.hp_max[loc]
-                    if every_hit:                           # after every damaging hit
-                        major = damage > 0 and after <= -top
-                        serious = damage > 0 and not major and after <= 0
-                    else:                                   # the first crossing only
-                        major = after <= -top < before
-                        serious = not major and after <= 0 < before
+                    hit = a_tier >= SUCCESS and not (defended and not dfn.parry)
+                    bonus = bonus_effects if hit and not struck[d] else 0
+                    if hit:
+                        struck[d] = True
+                    mine = _choices(spec.policies[a], max(effects, 0) + bonus, "attacker",
+                                    a_tier, d_tier, hit, False, False, prone[a], prone[d],
+                                    charge, effect_rows, rules)
+                    theirs = _choices(spec.policies[d], max(-effects, 0), "defender", d_tier,
+                                      a_tier, hit, defended and dfn.parry,
+                                      defended and not dfn.parry, prone[d], prone[a], False,
+                                      effect_rows, rules)
+                    for side, keys_ in ((a, mine), (d, theirs)):
+                        for key in keys_:
+                            out["spent"][side][effect_keys.index(key)] += 1
+                    uses = {mechanic[k] for k in mine}
                     outcome = 0
-                    if major or serious:
-                        serious_wounds += 1
-                        e_roll = randint(1, die)
-                        e_tier = tier(dfn.endurance, e_roll)
-                        passed = e_tier >= SUCCESS and (e_tier > a_tier or (
-                            e_tier == a_tier and e_roll > a_roll))
-                        if major:
-                            outcome = 3 if passed else 1 if vital[loc] else 2
+                    if hit:     # the blow lands: location, damage, wounds, knockback
+                        hpd = hp[d]
+                        if "choose_location" in uses:
+                            scores = [2 * (hpd[i] + dfn.armour[i]) - vital[i]
+                                      for i in range(L)]
+                            loc = scores.index(min(scores))
                         else:
-                            stun[d] = max(stun[d], stun_roll())
-                            if not passed:
-                                if vital[loc]:
-                                    outcome = 2
-                                elif loc == weapon_arm:
-                                    outcome = 3
-                                elif loc == shield_arm:
-                                    shield[d] = False
-                                elif legs[loc]:
-                                    lame[d] = prone[d] = True
-                    if raw > dfn.siz:                       # knocked back ...
-                        knockbacks += 1
-                        if tier(dfn.knock, randint(1, die)) < SUCCESS:
-                            prone[d] = True                 # ... and down
+                            roll = location()
+                            loc = max(i for i in range(L) if lows[i] <= roll)
+                        roll_damage = att.charge_damage if charge else att.damage
+                        raw = max(roll_damage(), min_damage)
+                        if "impale" in uses:                # rolled twice, the higher
+                            raw = max(raw, max(roll_damage(), min_damage))
+                        if "maximise_damage" in uses:       # weapon dice at the maximum
+                            raw = max((att.charge_maximised if charge else att.maximised)(),
+                                      min_damage)
+                        blocked = 0
+                        if defended:                        # a successful parry, by size
+                            parry_size = (max(dfn.shield_size, dfn.weapon_size) if shield[d]
+                                          else dfn.weapon_size)
+                            size = min(att.weapon_size + (charge_rule["size_steps"]
+                                                          if charge else 0), top_size)
+                            smaller = max(size - parry_size, 0)
+                            if smaller < len(blocks):
+                                blocked = math.ceil(raw * blocks[smaller] - 1e-9)
+                        bypass = "bypass_armour" in uses
+                        damage = max(raw - blocked - (0 if bypass else dfn.armour[loc]), 0)
+                        before = hpd[loc]
+                        after = hpd[loc] = before - damage
+                        top = dfn.hp_max[loc]
+                        if every_hit:                       # after every damaging hit
+                            major = damage > 0 and after <= -top
+                            serious = damage > 0 and not major and after <= 0
+                        else:                               # the first crossing only
+                            major = after <= -top < before
+                            serious = not major and after <= 0 < before
+                        if major or serious:
+                            serious_wounds += 1
+                            e_roll = randint(1, die)
+                            e_tier = tier(dfn.endurance, e_roll)
+                            passed = e_tier >= SUCCESS and (e_tier > a_tier or (
+                                e_tier == a_tier and e_roll > a_roll))
+                            if major:
+                                outcome = 3 if passed else 1 if vital[loc] else 2
+                            else:
+                                stun[d] = max(stun[d], stun_roll())
+                                if not passed:
+                                    if vital[loc]:
+                                        outcome = 2
+                                    elif loc == weapon_arm:
+                                        outcome = 3
+                                    elif loc == shield_arm:
+                                        shield[d] = False
+                                    elif legs[loc]:
+                                        lame[d] = prone[d] = True
+                        if "stun" in uses and damage > 0:   # stun location: one turn
+                            stun[d] = max(stun[d], 1)
+                        if raw > dfn.siz:                   # knocked back ...
+                            knockbacks += 1
+                            if tier(dfn.knock, randint(1, die)) < SUCCESS:
+                                prone[d] = True             # ... and down
+                    # effects after the blow (RULES.md 3.4)
+                    for chooser, keys_ in ((a, mine), (d, theirs)):
+                        other_side = 1 - chooser
+                        for key in keys_:
+                            m = mechanic[key]
+                            if m == "prone":
+                                prone[other_side] = True
+                            elif m == "lose_turn":
+                                lost[other_side] += 1
+                            elif m == "destroy_shield":
+                                shield[other_side] = False
+                            elif m == "stand" and not lame[chooser]:
+                                prone[chooser] = False
                     if outcome:
                         winner = a
                         out["kinds"][outcome - 1] += 1

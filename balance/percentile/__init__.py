@@ -18,6 +18,12 @@ from .duels import DuelSpec, duel_sampler, duel_spec
 from .exchange import exchange
 from .fighters import Fighter, average_human, combatant, weapon_size
 from .locations import hit_locations, location_of
+from .casting import (casting_chance, casting_tiers, intensity, magic_skill_base, passion,
+                      willpower_check)
+from .recovery import (best_source_distribution, periods_to_recover, recovery_hours,
+                           sacrifice_source)
+from .stacking import applying_effects
+from .effects import ListPolicy, policy, situation, special_effects, spend_effects
 from .magic import (abilities_known, best_source, casting_conditions, location_source,
                     veneration_source)
 from .rolls import (graded_skill, sample_tiers, tier_codes, tier_lookup, tier_names,
@@ -42,4 +48,10 @@ __all__ = [
     # magic
     "abilities_known", "best_source", "location_source", "veneration_source",
     "casting_conditions",
+    # RULES.md 3.4: passions, magic skills, casting while hurt, stacking, magic points
+    "passion", "magic_skill_base", "willpower_check", "casting_tiers", "casting_chance",
+    "intensity", "applying_effects", "sacrifice_source", "best_source_distribution",
+    "recovery_hours", "periods_to_recover",
+    # RULES.md 3.4: special effects and the policies that spend them
+    "special_effects", "situation", "spend_effects", "policy", "ListPolicy",
 ]

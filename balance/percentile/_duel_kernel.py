@@ -12,19 +12,26 @@ its dice drawn for them alone.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import lru_cache
 
 import numpy as np
 
 from .. import dice
-from ._common import CRITICAL, SUCCESS, ceil_div, section
+from ._common import FAILURE, SUCCESS, TIERS, section
 from ._common import grade as find_grade
+from .combat import harder_grade
 from .contests import effects_won
+from .effects import HIT_MECHANICS, MECHANICS, situation, spend_effects
 from .exchange import DEATH, INCAPACITATION, NONE, UNCONSCIOUS, exchange
 from .rolls import _skill_cap, tier_lookup
 
 _TABLE_LIMIT = 1 << 20
 _PAIR_DIE = 256         # up to this die, one table of every (attack, defence) roll pair
+_COMBOS = 16            # charging * 8 + attacker prone * 4 + defender prone * 2 + defends
+_SITUATIONS = 2 * _COMBOS * 16   # (surprise bonus * 16 + combo) * 16 + tier-pair code
+#: post-blow mechanics by (chooser, target): 0 attacker, 1 defender
+_POST = (("prone", 1), ("lose_turn", 1), ("destroy_shield", 1), ("stand", 0))
 
 
 @lru_cache(maxsize=64)
@@ -60,8 +67,11 @@ class _Roll:
         return out if self.transform is None else self.transform(out)
 
 
-def _graded(skill: int, prone: bool, num: int, den: int) -> int:
-    return ceil_div(skill * num, den) if prone else skill
+def _worst(skill: int, grades: list) -> int:
+    """The skill at the worst of ``grades`` (only the worst grade applies, RULES.md 3.1)."""
+    if not grades:
+        return skill
+    return min(grades, key=lambda g: Fraction(g.numerator, g.denominator)).apply(skill)
 
 
 @dataclass
@@ -80,15 +90,27 @@ class Tables:
     hit_from: tuple
     a_tier: tuple        # attack tier
     parried: tuple       # a successful parry
-    chosen: tuple        # the blow lands with >= 1 effect (choose location)
-    bypass: tuple        # ... with a critical and >= 2 effects (bypass armour)
-    eff_pos: tuple       # effects won by the attacker
-    eff_neg: tuple       # effects won by the defender
+    # per attacker side, by situation (bonus * 16 + combo) * 16 + code (see _SITUATIONS):
+    # the effects won by each side and spent by their policies (RULES.md 3.4)
+    eff_pos: tuple       # (S,) effects won by the attacker (surprise bonus included)
+    eff_neg: tuple       # (S,) effects won by the defender
+    spent_att: tuple     # (S, E) effects of the table spent by the attacker
+    spent_def: tuple     # (S, E) ... by the defender
+    hit_spend: tuple     # {mechanic: (S,) bool} blow mechanics the attacker takes
+    post: tuple          # {(mechanic, target): (S,) bool} after the blow; target 0 attacker
+    post_any: tuple      # (S,) bool: some post mechanic
+    surprised: int       # side flat-footed until its first turn (-1 none)
+    charges: tuple       # [side] charges with its first attack
     damage: tuple        # [side] _Roll of raw damage (never below duel.minimum_damage)
+    charge_damage: tuple  # [side] _Roll of a charge's raw damage
+    weapon_max: tuple    # [side] (weapon max, _Roll of the damage modifier) or None, normal
+    charge_max: tuple    # ... for a charge
+    floor: int           # duel.minimum_damage
     location: _Roll      # location index
     stun: _Roll
     initiative: _Roll
     frac: tuple          # [attacker side][shield up] fraction blocked by a successful parry
+    frac_charge: tuple   # ... against a charge (weapon size + 1)
     armour: np.ndarray   # (2, L)
     any_armour: tuple
     hp_max: np.ndarray   # (2, L)
@@ -120,7 +142,7 @@ def tables(spec) -> Tables:
     keys = [row["key"] for row in rows]
     vital = np.array([row["vital"] for row in rows])
     prone = find_grade(duel["prone_grade"], rules, "duel.prone_grade")
-    num, den = prone.numerator, prone.denominator
+    charge_grade = find_grade(harder_grade(None, combat["charge"]["grade_steps"], rules), rules)
     parry = [x.combat_style >= x.evade for x in f]
     rolls = np.arange(1, die + 1)
     L = len(rows)
@@ -130,16 +152,17 @@ def tables(spec) -> Tables:
     for a in (0, 1):
         d = 1 - a
         a_row, d_row = [], []
-        for combo in range(8):
+        for combo in range(_COMBOS):
             # attack and defence tiers of every face, per grade combination: the attack tier
             # depends on the attack roll only, the defence tier on the defence roll only
-            a_prone, d_prone, defends = bool(combo & 4), bool(combo & 2), bool(combo & 1)
+            charging, a_prone = bool(combo & 8), bool(combo & 4)
+            d_prone, defends = bool(combo & 2), bool(combo & 1)
             d_skill = f[d].combat_style if parry[d] else f[d].evade
             one = lambda v: np.full(die, v)  # noqa: E731
-            attacker = {"skill": one(_graded(f[a].combat_style, a_prone, num, den)),
-                        "weapon_size": one(0)}
+            grades = [g for g, on in ((prone, a_prone), (charge_grade, charging)) if on]
+            attacker = {"skill": one(_worst(f[a].combat_style, grades)), "weapon_size": one(0)}
             defender = {"defends": one(defends), "parry": one(parry[d]),
-                        "skill": one(_graded(d_skill, d_prone and parry[d], num, den)),
+                        "skill": one(_worst(d_skill, [prone] if d_prone and parry[d] else [])),
                         "parry_size": one(0), "armour": np.zeros((die, L), dtype=np.int64),
                         "hp": np.ones((die, L), dtype=np.int64),
                         "hp_max": np.ones((die, L), dtype=np.int64), "siz": one(0),
@@ -155,45 +178,58 @@ def tables(spec) -> Tables:
     a_tier, d_tier = code // 4, code % 4
     eff = effects_won(a_tier, d_tier, rules)
     landed, defended = a_tier >= SUCCESS, d_tier >= SUCCESS
-    by_code = {"a_tier": a_tier, "chosen": landed & (eff >= 1),
-               "bypass": landed & (eff >= 2) & (a_tier == CRITICAL),
-               "eff_pos": np.maximum(eff, 0), "eff_neg": np.maximum(-eff, 0)}
-    numbered = {key: [] for key in (*by_code, "parried", "hit_from")}
-    pair, renumbered = [], []
+    pair, renumbered, orders, hit_from = [], [], [], []
     for a in (0, 1):
         hit = landed & ~(defended & ~parry[1 - a])
         order = np.argsort(hit, kind="stable")           # new code -> old code
         renumber = np.empty(16, dtype=np.int8)
         renumber[order] = np.arange(16)
         renumbered.append(renumber)
+        orders.append(order)
         if die <= _PAIR_DIE:    # index (combo * die + attack - 1) * die + defence - 1
-            a_row = a_rows[a].reshape(8, die, 1)
-            d_row = d_rows[a].reshape(8, 1, die)
+            a_row = a_rows[a].reshape(_COMBOS, die, 1)
+            d_row = d_rows[a].reshape(_COMBOS, 1, die)
             pair.append(renumber[(a_row * 4 + d_row).ravel()])
-        for key, values in by_code.items():
-            numbered[key].append(values[order])
-        numbered["parried"].append((defended & parry[1 - a])[order])
-        numbered["hit_from"].append(int(16 - hit.sum()))
-    numbered = {key: tuple(v) for key, v in numbered.items()}
+        hit_from.append(int(16 - hit.sum()))
+    spending = _spending(spec, parry, orders, eff, rules)
     blocks = list(combat["sizes"]["parry_block"])
+    top_size = len(combat["sizes"]["table"]) - 1
 
-    def fraction(a: int, shield_up: bool) -> float:
+    def fraction(a: int, shield_up: bool, extra: int = 0) -> float:
         d = f[1 - a]
         size = max(d.shield_size, d.weapon_size) if shield_up else d.weapon_size
-        smaller = max(f[a].weapon_size - size, 0)
+        smaller = max(min(f[a].weapon_size + extra, top_size) - size, 0)
         return float(blocks[smaller]) if smaller < len(blocks) else 0.0
 
     floor = duel["minimum_damage"]
+    floor_of = lambda v: np.maximum(v, floor)  # noqa: E731
+
+    def maximised(x, bonus: str):
+        if not x.weapon_dice:           # a hand-built fighter: the whole expression
+            return dice.parse(x.damage).max, _Roll("0")
+        return dice.parse(x.weapon_dice).max, _Roll(bonus)
+
+    charge_steps = combat["charge"]["size_steps"]
     loc_lows = np.array([row["low"] for row in rows])
     return Tables(
         die=die, cost=combat["ap_per_action"], ap=tuple(x.action_points for x in f),
         pair=tuple(pair) if pair else None, a_rows=tuple(a_rows), d_rows=tuple(d_rows),
-        renumber=tuple(renumbered), **numbered,
-        damage=tuple(_Roll(x.damage, lambda v: np.maximum(v, floor)) for x in f),
+        renumber=tuple(renumbered), hit_from=tuple(hit_from),
+        a_tier=tuple(a_tier[o] for o in orders),
+        parried=tuple((defended & parry[1 - a])[orders[a]] for a in (0, 1)),
+        **spending,
+        surprised=spec.surprised, charges=tuple(spec.charging),
+        damage=tuple(_Roll(x.damage, floor_of) for x in f),
+        charge_damage=tuple(_Roll(_charge_expr(x), floor_of) for x in f),
+        weapon_max=tuple(maximised(x, x.damage_bonus) for x in f),
+        charge_max=tuple(maximised(x, x.charge_bonus or x.damage_bonus) for x in f),
+        floor=floor,
         location=_Roll(sec["hit_locations"]["roll"],
                        lambda v: np.searchsorted(loc_lows, v, side="right") - 1),
         stun=_Roll(combat["stun_roll"]), initiative=_Roll(combat["initiative_roll"]),
         frac=tuple((fraction(a, False), fraction(a, True)) for a in (0, 1)),
+        frac_charge=tuple((fraction(a, False, charge_steps), fraction(a, True, charge_steps))
+                          for a in (0, 1)),
         armour=np.array([x.armour for x in f]), any_armour=tuple(any(x.armour) for x in f),
         hp_max=np.array([x.hit_points for x in f]),
         score=2 * np.array([x.armour for x in f]) - vital,
@@ -204,6 +240,75 @@ def tables(spec) -> Tables:
         has_shield=np.array([x.shield_size >= 0 for x in f]),
         stand_turns=duel["stand_up_turns"], every_hit=bool(combat["wound_every_hit"]),
         endurance_fails=tuple(fails), **_wound_tables(rules, vital, keys))
+
+
+def _charge_expr(x) -> str:
+    """Raw damage of a charge: the weapon's dice + the charge's damage modifier."""
+    if not x.weapon_dice or not x.charge_bonus:
+        return x.damage
+    return str(dice.parse(f"{x.weapon_dice}{x.charge_bonus}"))
+
+
+def _spending(spec, parry: list, orders: list, eff: np.ndarray, rules) -> dict:
+    """The effects each side wins and spends in every situation (RULES.md 3.4), by its policy:
+    tables over (surprise bonus * 16 + combo) * 16 + code, per attacker side."""
+    sec = section(rules)
+    rows = sec["special_effects"]["table"]
+    keys = [r["key"] for r in rows]
+    mech = np.array([MECHANICS.index(r["effect"]) for r in rows])
+    bonus_effects = sec["surprise"]["bonus_effects"]
+    out = {k: [] for k in ("eff_pos", "eff_neg", "spent_att", "spent_def", "hit_spend", "post",
+                           "post_any")}
+    for a in (0, 1):
+        d = 1 - a
+        pos = np.zeros(_SITUATIONS, dtype=np.int64)
+        neg = np.zeros(_SITUATIONS, dtype=np.int64)
+        s_att = np.zeros((_SITUATIONS, len(keys)), dtype=np.int64)
+        s_def = np.zeros((_SITUATIONS, len(keys)), dtype=np.int64)
+        memo: dict = {}
+        for s in range(_SITUATIONS):
+            bonus, combo, new = s // (_COMBOS * 16), (s // 16) % _COMBOS, s % 16
+            old = int(orders[a][new])
+            at, dt = old // 4, old % 4
+            if not combo & 1 and dt != FAILURE:
+                continue                    # no defence: the defence tier is a failure
+            defended = dt >= SUCCESS
+            parried, evaded = defended and parry[d], defended and not parry[d]
+            hit = at >= SUCCESS and not evaded
+            e = int(eff[old])
+            pos[s] = max(e, 0) + (bonus_effects if bonus and hit else 0)
+            neg[s] = max(-e, 0)
+            for who, won, role, own, other, prone, opp in (
+                    (a, pos[s], "attacker", at, dt, combo & 4, combo & 2),
+                    (d, neg[s], "defender", dt, at, combo & 2, combo & 4)):
+                if won == 0:
+                    continue
+                key = (who, int(won), role, own, other, hit, parried, evaded, bool(prone),
+                       bool(opp), bool(combo & 8))
+                if key not in memo:
+                    sit = situation(role, TIERS[own], TIERS[other], hit=hit, parried=parried,
+                                    evaded=evaded, prone=bool(prone), opponent_prone=bool(opp),
+                                    charging=bool(combo & 8) and role == "attacker")
+                    memo[key] = spend_effects(int(won), sit, spec.policies[who], rules)
+                target = s_att if role == "attacker" else s_def
+                for k in memo[key]:
+                    target[s, keys.index(k)] += 1
+        uses = lambda table, m: (table[:, mech == MECHANICS.index(m)].sum(axis=1) > 0)  # noqa
+        hit_spend = {m: uses(s_att, m) for m in HIT_MECHANICS}
+        post = {}
+        for m, target in _POST:
+            # the attacker's choice acts on the defender (target 1) and the reverse; "stand"
+            # acts on the chooser itself
+            post[(m, target)] = uses(s_att, m)
+            post[(m, 1 - target)] = uses(s_def, m)
+        out["eff_pos"].append(pos)
+        out["eff_neg"].append(neg)
+        out["spent_att"].append(s_att)
+        out["spent_def"].append(s_def)
+        out["hit_spend"].append(hit_spend)
+        out["post"].append(post)
+        out["post_any"].append(np.any(np.stack(list(post.values())), axis=0))
+    return {k: tuple(v) for k, v in out.items()}
 
 
 def _endurance_fails(a_tier: np.ndarray, die: int, endurance: int, rules) -> np.ndarray:
@@ -250,6 +355,7 @@ class Results:
         self.end = np.full(n, rounds, dtype=np.int64)
         self.first_serious = np.zeros(n, dtype=np.int64)
         self.effects = np.zeros(2, dtype=np.int64)
+        self.spent = None                   # (2, E) effects spent, set by the first exchange
         self.serious = np.zeros(2, dtype=np.int64)
         self.exchanges = 0
         self.knockbacks = 0
@@ -275,12 +381,20 @@ class Group:
         self.best = np.repeat(start[:, None], k, axis=1)
         self.first_serious = np.zeros(k, dtype=np.int32)
         self.live = np.ones(k, dtype=bool)
+        self.lost = np.zeros((2, k), dtype=np.int32)        # turns to lose (still defends)
+        self.ready = np.ones((2, k), dtype=bool)            # not flat-footed (surprise)
+        self.struck = np.ones((2, k), dtype=bool)           # has taken a hit (surprise bonus)
+        if t.surprised >= 0:
+            self.ready[t.surprised] = False
+            self.struck[t.surprised] = False
+        self.charging = np.repeat(np.array(t.charges)[:, None], k, axis=1)
 
     def compact(self) -> None:
         keep = np.flatnonzero(self.live)
         self.ids = self.ids[keep]
         self.ap = np.empty((2, keep.size), dtype=self.ap.dtype)   # refilled every round
-        for name in ("stun", "prone", "lame", "shield", "hp", "best", "first_serious"):
+        for name in ("stun", "prone", "lame", "shield", "hp", "best", "first_serious", "lost",
+                     "ready", "struck", "charging"):
             # C-contiguous copies (flat views index them)
             setattr(self, name, np.ascontiguousarray(np.take(getattr(self, name), keep, axis=-1)))
         self.live = np.ones(keep.size, dtype=bool)
@@ -323,14 +437,22 @@ def _turn(g: Group, t: Tables, idx: np.ndarray | None, a: int, rnd: int, res: Re
     else:
         ap[idx] -= t.cost
         st = stun[idx]
+    if t.surprised == a:                    # the first turn ends being flat-footed
+        g.ready[a][slice(None) if full else idx] = True
     stunned = st > 0
     if stunned.any():
         if full:
             stun -= stunned
         else:
             stun[idx[stunned]] -= 1
-    pr = prone if full else prone[idx]
     go = ~stunned
+    lost = g.lost[a]
+    losing = go & ((lost if full else lost[idx]) > 0)
+    if losing.any():                        # a lost turn (special effect): nothing else
+        j = losing.nonzero()[0]
+        lost[j if full else idx[j]] -= 1
+        go &= ~losing
+    pr = prone if full else prone[idx]
     if pr.any():
         can_rise = pr & ~(lame if full else lame[idx])
         if t.stand_turns == 0:              # standing up is free: up, then act
@@ -353,11 +475,12 @@ def _exchange(g: Group, t: Tables, idx: np.ndarray | None, a: int, rnd: int, res
               gen: np.random.Generator) -> None:
     """One exchange in the duels ``idx`` (None: all) whose attacker is side ``a``."""
     d = 1 - a
-    k = g.ap.shape[1]
     full = idx is None
     take = (lambda x: x) if full else (lambda x: x[idx])  # noqa: E731
     ap_d = g.ap[d]
     defends = (take(ap_d) >= t.cost) & (take(g.stun[d]) == 0)
+    if t.surprised == d:                    # flat-footed until its first turn
+        defends &= take(g.ready[d])
     if full:
         np.subtract(ap_d, t.cost, out=ap_d, where=defends)
     else:
@@ -367,6 +490,9 @@ def _exchange(g: Group, t: Tables, idx: np.ndarray | None, a: int, rnd: int, res
     combo = take(g.prone[a]).view(np.int8) * np.int8(4)
     combo |= take(g.prone[d]).view(np.int8) * np.int8(2)
     combo |= defends.view(np.int8)
+    if t.charges[a]:                        # the side's first attack is its charge
+        combo |= take(g.charging[a]).view(np.int8) * np.int8(8)
+        g.charging[a][slice(None) if full else idx] = False
     die = t.die
     if t.pair is not None:
         u = gen.integers(0, die * die, size=m, dtype=np.int32)
@@ -378,34 +504,96 @@ def _exchange(g: Group, t: Tables, idx: np.ndarray | None, a: int, rnd: int, res
         u += combo.astype(np.int32) * die
         code = t.renumber[a][t.a_rows[a][u[0]] * 4 + t.d_rows[a][u[1]]]
         u = u[0]
-    counts = np.bincount(code, minlength=16)
+    s = combo.astype(np.int32) * 16 + code
+    if t.surprised == d:                    # the first hit against it: a bonus effect
+        s += (~take(g.struck[d])).view(np.int8).astype(np.int32) * (_COMBOS * 16)
+    counts = np.bincount(s, minlength=_SITUATIONS)
     res.effects[a] += counts @ t.eff_pos[a]
     res.effects[d] += counts @ t.eff_neg[a]
+    spent = np.stack([counts @ t.spent_att[a], counts @ t.spent_def[a]])
+    if res.spent is None:
+        res.spent = np.zeros_like(spent)
+    res.spent[a] += spent[0]
+    res.spent[d] += spent[1]
     h = (code >= t.hit_from[a]).nonzero()[0]
-    if h.size == 0:
-        return
+    if h.size:
+        _blow(g, t, idx, h, code, s, u, combo, a, rnd, res, gen)
+    post = t.post_any[a].take(s)
+    if post.any():
+        _after(g, t, idx, post.nonzero()[0], s, a)
+
+
+def _after(g: Group, t: Tables, idx, p: np.ndarray, s: np.ndarray, a: int) -> None:
+    """Effects spent after the blow (RULES.md 3.4): prone, a lost turn, a destroyed shield,
+    standing up; ``p`` indexes the exchanges that spend one."""
+    sp = s[p]
+    gp = p if idx is None else idx[p]
+    for (mechanic, target), table in t.post[a].items():
+        j = table.take(sp).nonzero()[0]
+        if j.size == 0:
+            continue
+        side = a if target == 0 else 1 - a
+        where = gp[j]
+        if mechanic == "prone":
+            g.prone[side][where] = True
+        elif mechanic == "stand":
+            g.prone[side][where] &= g.lame[side][where]   # a crippled leg stays down
+        elif mechanic == "lose_turn":
+            g.lost[side][where] += 1
+        else:                               # destroy_shield
+            g.shield[side][where] = False
+
+
+def _blow(g: Group, t: Tables, idx, h: np.ndarray, code: np.ndarray, s: np.ndarray,
+          u: np.ndarray, combo: np.ndarray, a: int, rnd: int, res: Results,
+          gen: np.random.Generator) -> None:
+    """The blows that land (``h`` indexes the exchange's duels): location, damage, wounds,
+    knockback, with the attacker's blow effects."""
+    d = 1 - a
+    k = g.ap.shape[1]
     code = code[h]
-    gi = h if full else idx[h]              # hit duels, in the group's arrays
+    sh = s[h]
+    gi = h if idx is None else idx[h]       # hit duels, in the group's arrays
     mh = h.size
-    # location: rolled, or chosen with the first special effect (fewest HP + armour, vital
-    # first on a tie: the lowest 2 * (hp + armour) - vital, first in table order)
+    spend = t.hit_spend[a]
+    if t.surprised == d:
+        g.struck[d][gi] = True
+    # location: rolled, or chosen with a special effect (fewest HP + armour, vital first on a
+    # tie: the lowest 2 * (hp + armour) - vital, first in table order)
     loc = t.location(mh, gen)
     hp_d, best_d = g.hp[d], g.best[d]
     L = hp_d.shape[0]
-    ch = t.chosen[a].take(code).nonzero()[0]
+    ch = spend["choose_location"].take(sh).nonzero()[0]
     if ch.size:
         loc[ch] = best_d[gi[ch]] % L
-    raw = t.damage[a](mh, gen)
+    charge = None
+    if t.charges[a]:
+        charge = ((combo[h] & 8) != 0).nonzero()[0]
+        charge = charge if charge.size else None
+    raw = _damage(t, a, mh, charge, gen)
+    imp = spend["impale"].take(sh).nonzero()[0]
+    if imp.size:                            # rolled twice, the higher kept
+        again = _damage(t, a, imp.size, _subset(charge, imp), gen)
+        raw[imp] = np.maximum(raw[imp], again)
+    mx = spend["maximise_damage"].take(sh).nonzero()[0]
+    if mx.size:                             # the weapon's dice at their maximum
+        raw[mx] = _maximised(t, a, mx.size, _subset(charge, mx), gen)
     hit_damage = raw
     par = t.parried[a].take(code).nonzero()[0]
     if par.size:
         lo, up = t.frac[a]
-        frac = lo if lo == up else np.asarray(t.frac[a])[g.shield[d][gi[par]].view(np.int8)]
+        frac = np.asarray(t.frac[a])[g.shield[d][gi[par]].view(np.int8)] if lo != up else \
+            np.full(par.size, lo)
+        if charge is not None:
+            c_par = np.isin(par, charge)
+            if c_par.any():
+                frac[c_par] = np.asarray(t.frac_charge[a])[
+                    g.shield[d][gi[par[c_par]]].view(np.int8)]
         hit_damage = raw.copy()
         hit_damage[par] -= np.ceil(raw[par] * frac - 1e-9).astype(hit_damage.dtype)
     if t.any_armour[d]:
         armour = t.armour[d][loc]
-        armour[t.bypass[a].take(code)] = 0
+        armour[spend["bypass_armour"].take(sh)] = 0
         hit_damage = hit_damage - armour
     damage = np.maximum(hit_damage, 0)
     flat = loc * k + gi
@@ -422,11 +610,43 @@ def _exchange(g: Group, t: Tables, idx: np.ndarray | None, a: int, rnd: int, res
             (before > 0) | (after <= -top)))
     if wounded.size:
         _wounds(g, t, wounded, u[h], gi, loc, after, top, a, rnd, res, gen)
+    st = (spend["stun"].take(sh) & (damage > 0)).nonzero()[0]
+    if st.size:                             # stun location: one turn stunned
+        stun = g.stun[d]
+        stun[gi[st]] = np.maximum(stun[gi[st]], 1)
     kb = (raw > t.siz[d]).nonzero()[0]     # knocked back (the blow was not evaded)
     if kb.size:
         res.knockbacks += kb.size
         down = t.knock_fails[d][gen.integers(1, t.die + 1, size=kb.size, dtype=np.int32)]
         g.prone[d][gi[kb[down]]] = True
+
+
+def _subset(charge: np.ndarray | None, sel: np.ndarray) -> np.ndarray | None:
+    """Positions within ``sel`` of the blows that are charges."""
+    if charge is None:
+        return None
+    inside = np.isin(sel, charge).nonzero()[0]
+    return inside if inside.size else None
+
+
+def _damage(t: Tables, a: int, n: int, charge: np.ndarray | None,
+            gen: np.random.Generator) -> np.ndarray:
+    """Raw damage of ``n`` blows; the positions ``charge`` are charges."""
+    raw = t.damage[a](n, gen)
+    if charge is not None:
+        raw[charge] = t.charge_damage[a](charge.size, gen)
+    return raw
+
+
+def _maximised(t: Tables, a: int, n: int, charge: np.ndarray | None,
+               gen: np.random.Generator) -> np.ndarray:
+    """Raw damage with the weapon's dice at their maximum (the damage modifier rolled)."""
+    top, bonus = t.weapon_max[a]
+    raw = top + bonus(n, gen)
+    if charge is not None:
+        c_top, c_bonus = t.charge_max[a]
+        raw[charge] = c_top + c_bonus(charge.size, gen)
+    return np.maximum(raw, t.floor)
 
 
 def _wounds(g: Group, t: Tables, w: np.ndarray, u: np.ndarray, gi: np.ndarray,

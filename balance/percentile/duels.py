@@ -32,9 +32,10 @@ from ..rng import RNGLike, as_generator
 from ..rules import Rules, resolve
 from ._common import RulesLike, section
 from ._duel_kernel import Group, Results, run_group, tables
+from .effects import PolicyLike, policy
 from .fighters import Fighter
 
-__all__ = ["DuelSpec", "duel_spec", "duel_sampler"]
+__all__ = ["DuelSpec", "duel_spec", "duel_sampler", "simulate"]
 
 @dataclass(frozen=True)
 class DuelSpec:
@@ -44,18 +45,75 @@ class DuelSpec:
     second: Fighter
     max_rounds: int
     rules: Rules
+    policies: tuple = ()        # (first's, second's): ListPolicy or function
+    surprised: int = -1         # side surprised (flat-footed, -10 initiative); -1 none
+    charging: tuple = (False, False)   # sides that open with a charge
+
+
+_SIDES = {"first": 0, "second": 1}
+
+
+def _side(name: str, value: object) -> int:
+    if value is None:
+        return -1
+    if value in (0, 1) and not isinstance(value, bool):
+        return int(value)
+    if isinstance(value, str) and value in _SIDES:
+        return _SIDES[value]
+    raise ValueError(f"{name} must be 'first', 'second' or None, got {value!r}")
 
 
 def duel_spec(first: Fighter, second: Fighter, *, max_rounds: int | None = None,
-              rules: RulesLike = None) -> DuelSpec:
-    """Check and bundle a duel (``max_rounds`` default: ``[percentile.duel] max_rounds``)."""
+              policies: PolicyLike | tuple = None, surprise: str | None = None,
+              charge: str | None = None, rules: RulesLike = None) -> DuelSpec:
+    """Check and bundle a duel (percentile rules, combat; RULES.md 3.3-3.4).
+
+    Parameters
+    ----------
+    first, second : Fighter
+        The combatants (:func:`combatant`).
+    max_rounds : int, optional
+        Round cap (default ``[percentile.duel] max_rounds``).
+    policies : policy or (policy, policy), optional
+        How each side spends the special effects it wins (:func:`balance.percentile.policy`:
+        a name of ``[percentile.special_effects.policies]``, a mapping of roles to effect keys,
+        or a function); one policy for both sides, or a pair. Default ``"default"``.
+    surprise : {"first", "second"}, optional
+        The surprised side: -10 initiative, cannot defend until its first turn, and the first
+        hit against it gains ``[percentile.surprise] bonus_effects`` special effect(s).
+    charge : {"first", "second", "both"}, optional
+        Side(s) whose first attack is a charge: one grade harder, damage modifier one step up
+        (two for a quadruped), weapon size + 1.
+
+    Raises
+    ------
+    ValueError
+        A fighter that is not a :class:`Fighter`, a bad side name or policy.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> f = bl.percentile.combatant(60)
+    >>> bl.percentile.duel_spec(f, f, surprise="second", charge="first").charging
+    (True, False)
+    """
     rules = resolve(rules)
     for name, f in (("first", first), ("second", second)):
         if not isinstance(f, Fighter):
             raise ValueError(f"{name} must be a combatant (bl.percentile.combatant(70, ...)), "
                              f"got {f!r}")
     rounds = section(rules)["duel"]["max_rounds"] if max_rounds is None else max_rounds
-    return DuelSpec(first, second, check_integer("max_rounds", rounds, min=1), rules)
+    if isinstance(policies, (tuple, list)) and len(policies) == 2:
+        pols = tuple(policy(p, rules) for p in policies)
+    else:
+        pols = (policy(policies, rules),) * 2
+    if charge == "both":
+        charging = (True, True)
+    else:
+        c = _side("charge", charge)
+        charging = (c == 0, c == 1)
+    return DuelSpec(first, second, check_integer("max_rounds", rounds, min=1), rules, pols,
+                    _side("surprise", surprise), charging)
 
 
 def duel_sampler(n: int, rng: RNGLike, spec: DuelSpec) -> dict[str, np.ndarray]:
@@ -69,6 +127,7 @@ def duel_sampler(n: int, rng: RNGLike, spec: DuelSpec) -> dict[str, np.ndarray]:
         ``rounds`` (max_rounds + 1,): histogram of the round the duel ended (timeouts at
         max_rounds); ``first_serious`` (max_rounds + 1,): round of the first serious or major
         wound (0 = none); ``exchanges``, ``effects`` (2,) special effects won by each side,
+        ``spent`` (2, effects) how often each side spent each effect of the table,
         ``serious_wounds`` (2,) suffered by each side, ``knockbacks``, ``rounds_sum``,
         ``rounds_sumsq``.
     """
@@ -76,13 +135,20 @@ def duel_sampler(n: int, rng: RNGLike, spec: DuelSpec) -> dict[str, np.ndarray]:
     if not isinstance(spec, DuelSpec):
         raise ValueError(f"spec must be a DuelSpec (bl.percentile.duel_spec(first, second)), "
                          f"got {spec!r}")
-    gen = as_generator(rng, "rng")
+    return simulate(n, as_generator(rng, "rng"), spec)
+
+
+def simulate(n: int, gen: np.random.Generator, spec: DuelSpec) -> dict[str, np.ndarray]:
+    """:func:`duel_sampler` on a generator-like ``gen`` (its ``integers`` draws every die:
+    tests pass one that returns fixed dice)."""
     t = tables(spec)
     R = spec.max_rounds
     res = Results(n, R)
     roll = t.initiative
-    init0 = roll(n, gen) + spec.first.initiative_bonus
-    init1 = roll(n, gen) + spec.second.initiative_bonus
+    surprise = section(spec.rules)["combat"]["surprise"]
+    init0 = roll(n, gen) + spec.first.initiative_bonus + (surprise if spec.surprised == 0 else 0)
+    init1 = roll(n, gen) + spec.second.initiative_bonus + (surprise if spec.surprised == 1
+                                                            else 0)
     coin = gen.integers(0, 2, size=n)
     first = np.where(init0 > init1, 0, np.where(init1 > init0, 1, coin))
     for side in (0, 1):
@@ -96,6 +162,8 @@ def duel_sampler(n: int, rng: RNGLike, spec: DuelSpec) -> dict[str, np.ndarray]:
         "rounds": np.bincount(end, minlength=R + 1).astype(np.int64),
         "first_serious": np.bincount(res.first_serious, minlength=R + 1).astype(np.int64),
         "exchanges": np.int64(res.exchanges), "effects": res.effects.astype(float),
+        "spent": (res.spent if res.spent is not None else np.zeros(
+            (2, len(section(spec.rules)["special_effects"]["table"])), dtype=np.int64)),
         "serious_wounds": res.serious, "knockbacks": np.int64(res.knockbacks),
         "rounds_sum": np.int64(end.sum()), "rounds_sumsq": np.int64((end * end).sum()),
     }

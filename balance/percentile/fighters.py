@@ -61,6 +61,9 @@ class Fighter:
     shield_size: int            # -1: no shield
     armour: tuple = field(default=())
     hit_points: tuple = field(default=())
+    weapon_dice: str = ""       # the weapon's dice alone ("": maximise the whole damage)
+    damage_bonus: str = "+0"    # the damage modifier alone
+    charge_bonus: str = ""      # the damage modifier of a charge ("": as damage_bonus)
 
     @property
     def parry_size(self) -> int:
@@ -113,7 +116,7 @@ def combatant(combat_style: int, *, weapon: object = "broadsword", shield: objec
               armour: object = 0, armour_enc: int = 0,
               characteristics: Mapping[str, int] | None = None,
               action_points: int | None = None, evade: int | None = None,
-              endurance: int | None = None, name: str = "",
+              endurance: int | None = None, name: str = "", quadruped: bool = False,
               rules: RulesLike = None) -> Fighter:
     """A duel combatant (RULES.md 3.2-3.3).
 
@@ -132,6 +135,8 @@ def combatant(combat_style: int, *, weapon: object = "broadsword", shield: objec
         STR, CON, SIZ, DEX, INT, POW, CHA (missing ones: :func:`average_human`, 11 / 13).
     action_points, evade, endurance : int, optional
         Overrides of the derived values (INT+DEX bands, DEX x 2, CON x 2).
+    quadruped : bool
+        A charge raises its damage modifier two steps instead of one (RULES.md 3.3).
     """
     rules = resolve(rules)
     sec = section(rules)
@@ -155,6 +160,11 @@ def combatant(combat_style: int, *, weapon: object = "broadsword", shield: objec
     dm = ch.damage_modifier(chars["STR"] + chars["SIZ"], rules=rules)
     damage = str(dice.parse(f"{w_dice}{dm if dm[0] in '+-' else '+' + dm}"))
     combat = sec["combat"]
+    if not isinstance(quadruped, (bool, np.bool_)):
+        raise ValueError(f"quadruped must be True or False, got {quadruped!r}")
+    c = combat["charge"]
+    charge_dm = ch.damage_modifier(chars["STR"] + chars["SIZ"], c[
+        "quadruped_damage_modifier_steps" if quadruped else "damage_modifier_steps"], rules)
     enc = _count("armour_enc", armour_enc)
     ap = ch.action_points(chars["INT"] + chars["DEX"], rules) if action_points is None \
         else _count("action_points", action_points)
@@ -172,5 +182,12 @@ def combatant(combat_style: int, *, weapon: object = "broadsword", shield: objec
     return Fighter(name=str(name), combat_style=style, evade=ev, endurance=en,
                    knockback_skill=int(knock), action_points=int(ap), initiative_bonus=int(init),
                    siz=chars["SIZ"], damage=damage, weapon_size=w_size, shield_size=s_size,
-                   armour=_armour(armour, rules), hit_points=tuple(int(h) for h in hp))
+                   armour=_armour(armour, rules), hit_points=tuple(int(h) for h in hp),
+                   weapon_dice=str(w_dice), damage_bonus=_signed(dm),
+                   charge_bonus=_signed(charge_dm))
+
+
+def _signed(expr: str) -> str:
+    """A damage modifier as a signed expression (``"1d4"`` -> ``"+1d4"``)."""
+    return expr if expr[:1] in "+-" else "+" + expr
 

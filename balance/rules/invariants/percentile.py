@@ -344,3 +344,47 @@ def magic_consistent(data: dict, source_of: Source) -> None:
                        f"table percentile.magic.wounds, {row_name(row, i)}: passed = "
                        f"{row['passed']}, failed = {row['failed']}; a wound makes casting no "
                        "easier (passed >= 0) and failing Willpower no easier (failed >= passed)")
+
+
+#: RULES.md 3.4 vocabulary the simulator reads (balance.percentile.effects)
+EFFECT_CHOOSERS = ("attacker", "defender", "either")
+EFFECT_REQUIREMENTS = ("any", "hit", "critical", "parried", "evaded", "defended",
+                       "attack_failed", "prone")
+EFFECT_MECHANICS = ("choose_location", "bypass_armour", "maximise_damage", "impale", "stun",
+                    "prone", "stand", "lose_turn", "destroy_shield", "none")
+BLOW_MECHANICS = ("choose_location", "bypass_armour", "maximise_damage", "impale", "stun")
+
+
+@invariant("percentile.special_effects_consistent", "percentile.special_effects",
+           "percentile.special_effects.policies")
+def special_effects_consistent(data: dict, source_of: Source) -> None:
+    """Special effects are rows the simulator can read (RULES.md 3.4): each has a known
+    ``chooser``, ``requires`` and ``effect``, keys are unique, an effect that acts through the
+    blow (choose location, bypass armour, maximise damage, impale, stun) is chosen by the
+    attacker only, and every policy names effects of the table.
+
+    Fix: use the words listed in the message, or add the effect to the table.
+    """
+    sec = data["percentile"]["special_effects"]
+    rows = sec["table"]
+    path = ["percentile.special_effects.table"]
+    keys = [r["key"] for r in rows]
+    for i, r in enumerate(rows):
+        for column, choices in (("chooser", EFFECT_CHOOSERS), ("requires", EFFECT_REQUIREMENTS),
+                                ("effect", EFFECT_MECHANICS)):
+            known_word(source_of, path, r[column], choices,
+                       f"percentile.special_effects.table {row_name(r, i)} {column}",
+                       f"use one of {words(choices)}")
+        if r["effect"] in BLOW_MECHANICS and r["chooser"] != "attacker":
+            raise fail(source_of, path, f"percentile.special_effects.table {row_name(r, i)}: "
+                       f"effect {r['effect']!r} acts through the blow, so only the attacker "
+                       f"may choose it (chooser = {r['chooser']!r}); set chooser = 'attacker'")
+        if keys.count(r["key"]) > 1:
+            raise fail(source_of, path, f"percentile.special_effects.table: key "
+                       f"{r['key']!r} appears twice; keys must be unique")
+    for name, pol in sec["policies"].items():
+        for role in ("attacker", "defender"):
+            for key in pol.get(role, ()):
+                known_word(source_of, ["percentile.special_effects.policies", *path], key, keys,
+                           f"percentile.special_effects.policies.{name}.{role}",
+                           "name an effect key of percentile.special_effects.table")
