@@ -59,3 +59,13 @@ def test_rescue_curve_default_times_reach_the_rules_automatic_death():
     assert frame["arrival"].tolist() == list(range(0, 301, 5))
     core = bl.rescue.curve(wounds=(0,), trials=2000, seed=3)
     assert core["arrival"].tolist() == list(range(0, 176, 5))
+
+
+def test_outcome_table_from_enumerated_faces_is_the_dice_distribution():
+    totals = np.add.outer(np.arange(1, 7), np.arange(1, 7)).ravel()
+    counts = np.bincount(totals)[2:]
+    table = bl.dice.outcome_table(counts, np.arange(2, 13))
+    assert table.name == "probability" and table.index.name == "value"
+    assert table.tolist() == [c / 36 for c in counts]
+    assert table.equals(bl.dice.distribution("2d6"))
+

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from .. import dice
 from ..rules import resolve
 from ._common import SUCCESS, RulesLike, check_skill, section
 from ._common import grade as find_grade
@@ -110,9 +111,8 @@ def opposed(first: int, second: int, *, first_grade: str | None = None,
     t1, r1, t2, r2, die = _pair_grid(first, second, first_grade, second_grade, rules)
     outcome = opposed_outcome(t1, r1, t2, r2)
     counts = [(outcome == 1).sum(), (outcome == -1).sum(), (outcome == 0).sum()]
-    return pd.Series(np.asarray(counts, dtype=float) / die**2,
-                     index=pd.Index(["first_wins", "second_wins", "stalemate"], name="outcome"),
-                     name="probability")
+    return dice.outcome_table(np.asarray(counts, dtype=float),
+                              ["first_wins", "second_wins", "stalemate"], "outcome", total=die**2)
 
 
 def differential(first: int, second: int, *, first_grade: str | None = None,
@@ -127,6 +127,5 @@ def differential(first: int, second: int, *, first_grade: str | None = None,
     effects = effects_won(t1, t2, rules)
     cap = section(rules)["contest"]["max_effects"]
     counts = np.bincount((effects + cap).ravel(), minlength=2 * cap + 1)
-    return pd.Series(counts / die**2, index=pd.Index(np.arange(-cap, cap + 1), name="effects"),
-                     name="probability")
+    return dice.outcome_table(counts, np.arange(-cap, cap + 1), "effects", total=die**2)
 

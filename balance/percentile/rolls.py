@@ -13,6 +13,7 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
+from .. import dice
 from ..budgets import check_grid, check_length
 from ..errors import check_integer, check_integer_array
 from ..rng import RNGLike, as_generator
@@ -122,8 +123,7 @@ def tiers(skill: int, grade: str | None = None, rules: RulesLike = None) -> pd.S
         counts[_no_roll_tier(rules)] = die
     else:
         counts = _tier_counts(rules)[min(modified, _skill_cap(rules))]
-    return pd.Series(np.asarray(counts, dtype=float) / die,
-                     index=pd.Index(TIERS, name="tier"), name="probability")
+    return dice.outcome_table(np.asarray(counts, dtype=float), TIERS, "tier", total=die)
 
 
 def _no_roll_tier(rules) -> int:
