@@ -13,6 +13,7 @@ Nothing here is committed as Markdown; each build writes, in memory:
 from __future__ import annotations
 
 import argparse
+import html
 import os
 import pathlib
 import re
@@ -26,6 +27,17 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "balance"
 NOTEBOOKS = ROOT / "notebooks"
 API_INDEX = "reference/api/index.md"
+#: what each bundled rules file holds
+DATA_FILES = {
+    "core.toml": "The core rules: d20 Tests, dying and critical injuries (English and French), "
+                 "treatment, time, negotiation, rest.",
+    "gm_guide.toml": "The GM guide (*Worlds Awakening*): design limits, creature formulas, base HP "
+                     "and ratios, calibration, checks, fatigue, falls, economy, the default party "
+                     "and the bestiary.",
+    "percentile.toml": "The percentile rules: tiers, grades, bands, hit locations, combat, sample "
+                       "weapons, magic.",
+}
+_MODULES: list[str] = []  # the public modules found by on_config, for on_files
 
 #: what each folder of the package holds, for the API index and the nav
 GROUPS = {
@@ -269,8 +281,7 @@ def schema_markdown() -> str:
         assumed = data.pop("assumed", {})
         notes = _comments(path)
         lines += [f"## `{path.name}`", ""]
-        first = path.read_text(encoding="utf-8").splitlines()[0].lstrip("# ").strip()
-        lines += [first, ""]
+        lines += [DATA_FILES.get(path.name, ""), ""]
         todo: list[tuple[str, Any]] = list(data.items())
         while todo:
             dotted, value = todo.pop(0)
@@ -287,11 +298,63 @@ def schema_markdown() -> str:
     return "\n".join(lines)
 
 
+# -- the diagram of the layers ----------------------------------------------------------------
+
+_LAYER_LINE = re.compile(r'^\s*\(((?:"[^"]*",?\s*)+)\),\s*#\s*(.*)$')
+
+
+def layers() -> list[tuple[list[str], str]]:
+    """``LAYERS`` of tests/test_layout.py, lowest first, each with the comment of its line."""
+    source = (ROOT / "tests" / "test_layout.py").read_text(encoding="utf-8")
+    block = source.split("LAYERS = (", 1)[1].split("\n)", 1)[0]
+    found = []
+    for line in block.splitlines():
+        match = _LAYER_LINE.match(line)
+        if match:
+            names = re.findall(r'"([^"]*)"', match.group(1))
+            comment = match.group(2).split('; ""')[0].strip()
+            found.append(([n or "balance/__init__" for n in names], html.escape(comment)))
+    return found
+
+
+def layers_svg() -> str:
+    """An inline SVG of the layers, the lowest at the bottom, an arrow from each to the next."""
+    rows = layers()
+    width, height, gap = 720, 34, 16
+    total = len(rows) * (height + gap) - gap + 4
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {total}" '
+             f'width="100%" role="img" aria-label="The layers of balance, lowest at the bottom" '
+             f'style="max-width:{width}px;font-family:sans-serif;font-size:13px">']
+    for i, (names, comment) in enumerate(reversed(rows)):
+        level = len(rows) - 1 - i
+        y = 2 + i * (height + gap)
+        parts.append(f'<rect x="2" y="{y}" width="{width - 4}" height="{height}" rx="6" '
+                     f'fill="#e8eaf6" stroke="#3f51b5"/>')
+        label = " · ".join(names)
+        parts.append(f'<text x="14" y="{y + 22}"><tspan font-weight="bold">{level}  {label}'
+                     f'</tspan><tspan fill="#555">  — {comment}</tspan></text>')
+        if i:
+            x = width // 2
+            parts.append(f'<path d="M{x} {y - 2} L{x} {y - gap + 2}" stroke="#3f51b5" '
+                         f'stroke-width="2"/><path d="M{x - 5} {y - gap + 8} L{x} {y - gap + 2} '
+                         f'L{x + 5} {y - gap + 8}" fill="none" stroke="#3f51b5" stroke-width="2"/>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
 # -- MkDocs events ----------------------------------------------------------------------------
+
+def on_page_markdown(markdown: str, page, config, files) -> str:
+    """``<!-- layers -->`` in a page becomes the diagram of the layers, read from the test."""
+    if "<!-- layers -->" in markdown:
+        # inside a <div> (block-level HTML) Markdown leaves the SVG's text alone
+        markdown = markdown.replace("<!-- layers -->", f"<div class=\"layers\">{layers_svg()}</div>")
+    return markdown
+
 
 def on_config(config):
     """Expand the nav entry of the API index into one entry per public module."""
-    modules = public_modules()
+    modules = _MODULES[:] = public_modules()  # once per build: the nav and the pages agree
 
     def expand(items):
         out = []
@@ -320,7 +383,7 @@ def _add_files(files: Files, config) -> Files:
                                     abs_src_path=str(notebook)))
     files.append(File.generated(config, "reference/cli.md", content=cli_markdown()))
     files.append(File.generated(config, "reference/rules-schema.md", content=schema_markdown()))
-    modules = public_modules()
+    modules = _MODULES or public_modules()
     files.append(File.generated(config, API_INDEX, content=api_index(modules)))
     for module in modules:
         files.append(File.generated(config, api_page(module), content=api_markdown(module)))
