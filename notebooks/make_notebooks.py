@@ -91,18 +91,44 @@ curve = bl.rescue.curve(times=range(0, wall + 1, 5), negative_hp="1d6", wounds=[
                         trials=200_000, seed=1, rules=variant, progress=False)
 bl.plots.rescue_curves(curve, rules=variant);"""),
     ("md", """\
-## A table edit
+## Tuning live: the injury explorer
 
-Variants may replace a whole table. Here "The end is near" (-15) starts at 146 instead of
-151, taking rows from "Bleeding"; the loader checks that the intervals still tile 1..175."""),
+`bl.explore.injuries()` puts the state (seconds at negative HP, negative HP, wounds), the death
+threshold, the automatic-death time and the whole injury table (each row's bounds and test
+modifier, under "injury table") on sliders and a grid. Every change rebuilds the variant with
+`rules.updated(...)` and redraws the death curves and the severity bands exactly; a variant the
+loader refuses is shown as its one-line error and the explorer keeps the last valid one. Drag a
+slider in JupyterLab and the curves follow."""),
     ("code", """\
-table = rules.to_dict()["injuries"]["table"]
-table[-2]["high"] = 145          # Bleeding: 141..145
-table[-1]["low"] = 146           # The end is near: 146..175
-harsher = rules.updated({"injuries": {"table": table}})
-bl.injuries.injury_distribution(60, 5, 1, rules=harsher).tail(4)"""),
-    ("md", "To share a variant with co-authors, write it to a file and run "
-           "`balance rules check my_variant.toml` then `balance report --rules my_variant.toml`."),
+explorer = bl.explore.injuries(rules=rules)
+explorer"""),
+    ("md", """\
+The same edits from code (what a designer does in the grid): "The end is near" (-15) starts at
+146 instead of 151, taking rows from "Bleeding". Edited alone, Bleeding's new end leaves a gap
+and is refused; with the next row's start the table tiles 1..175 again."""),
+    ("code", """\
+explorer.negative_hp.value, explorer.wounds.value, explorer.seconds.value = 5, 1, 20
+explorer.cells[-2]["high"].value = 145     # Bleeding: 141..145 -> refused (146..150 in no row)
+print(explorer.error)
+explorer.cells[-1]["low"].value = 146      # The end is near: 146..175 -> valid
+print(explorer.error, explorer.rules["injuries"]["table"][-1])
+explorer.figure"""),
+    ("md", "What moved, by severity band, at 20 s and -5 HP with one wound (exact):"),
+    ("code", """\
+harsher = explorer.rules
+pd.concat({name: data.severity_bands(data.death_surface(seconds=[20], negative_hp=[5],
+                                                        wounds=[1], rules=r))
+           .set_index("band")["probability"]
+           for name, r in {"bundled": rules, "edited": harsher}.items()}, axis=1)"""),
+    ("md", """\
+`explorer.save(path)` writes only what differs from the bundled rules; the file loads back to
+the same rules."""),
+    ("code", """\
+path = explorer.save("harsher_injuries.toml")
+print(path.read_text()[:300])
+assert bl.load_rules(path) == harsher"""),
+    ("md", "To share the variant with co-authors, run `balance rules check harsher_injuries.toml` "
+           "then `balance report --rules harsher_injuries.toml`."),
 ]
 
 NOTEBOOKS["02_choosing_a_negotiation_rule.ipynb"] = [
@@ -179,6 +205,23 @@ hard the fight is? We simulate fights of the default party (RULES.md 2.3) and co
     ("code", """\
 sim = bl.fights.simulate(["Wolf", "Wolf", "Wolf", "Wolf"], level=5, trials=5_000, seed=1)
 sim.table[["metric", "estimate", "ci_low", "ci_high"]]"""),
+    ("md", """\
+## Exploring an encounter live
+
+`bl.explore.encounter()` picks creatures (how many of each) and the party level; each change
+runs a few hundred fights at once, and the full count (here 3,000) once the controls stop
+moving, with the same seed. Rates are drawn with their 95 % intervals."""),
+    ("code", """\
+explorer = bl.explore.encounter(["Wolf", "Wolf", "Wolf", "Wolf"], level=5, trials=3_000, seed=1)
+explorer"""),
+    ("md", "From code: replace two wolves by an ogre, then run the full count at once "
+           "(`settle()`, what the explorer does when the slider is released)."),
+    ("code", """\
+explorer.counts["Wolf"].value = 2
+explorer.counts["Ogre"].value = 1
+explorer.settle()
+print(explorer.readout.value.replace("<b>", "").replace("</b>", ""))
+explorer.figure"""),
     ("md", """\
 ## Calibration against simulated difficulty
 
