@@ -10,9 +10,10 @@ The convention (tests/test_rng_convention.py walks every public function and enf
 ``rng: np.random.Generator``
     What a sampler given to the engine receives, ``sampler(n, rng)``, and what kernels pass
     along: a ready generator, no default, never converted again.
-``seed: int`` (regression snapshots, report folders, the command line)
-    A master seed written into a file as a JSON integer; ``int | None`` where ``None`` means
-    "the baseline's".
+``seed: int`` (regression snapshots, tuning, report folders, the command line)
+    A master seed: a whole number from which each metric's stream is derived by name
+    (``regression.metrics.metric_seed``) and which is written into a file as a JSON integer;
+    ``int | None`` where ``None`` means "the baseline's".
 
 Why ``seed`` is the public name: the calls in the issues, the docs and the command line
 (``--seed``) say ``seed=``, and every result carries its ``seed`` (``MCResult.seed``, the

@@ -28,6 +28,7 @@ from . import d20, injuries
 from ..errors import check_choice, check_integer, check_number
 from .rescue import RescuePlan, plan as rescue_plan
 from ..montecarlo.results import Simulation
+from ..rng import RNGLike
 from ..rules import Rules, resolve
 from .treatment import attempts_within
 
@@ -158,7 +159,7 @@ def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,
 
 def simulate(fights: int = 10, knockout_chance: float = 0.25, *, negative_hp="1d6",
              arrival="6+1d8", action_ap: int = 1, cunning: int = 12, hours_between: int = 24,
-             policy: str = "both", start_wounds: int = 0, trials: int = 1_000_000, seed=None,
+             policy: str = "both", start_wounds: int = 0, trials: int = 1_000_000, seed: RNGLike = None,
              rules: Rules | None = None, **run_options) -> Simulation:
     """Simulate a campaign's wound burden.
 

@@ -80,7 +80,7 @@ class Objective:
         return resolve(None)
 
 
-def objective(metric: Any, *, trials: int = 20_000, seed: Any = 0) -> Objective:
+def objective(metric: Any, *, trials: int = 20_000, seed: int = 0) -> Objective:
     """The :class:`Objective` of ``metric`` (a function or a catalogue name).
 
     Raises

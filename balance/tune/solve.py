@@ -217,7 +217,7 @@ def _curve(s: _Search, mc: bool, target: float) -> pd.DataFrame:
 
 
 def solve(metric: Any, target: float, vary: str, *, bounds: Any = None,
-          rules: Rules | str | None = None, trials: int = 20_000, seed: Any = 0) -> Tuned:
+          rules: Rules | str | None = None, trials: int = 20_000, seed: int = 0) -> Tuned:
     """The value of ``vary`` whose ``metric`` is closest to ``target`` (see the module text).
 
     Parameters
