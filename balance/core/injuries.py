@@ -48,9 +48,40 @@ def roll_modifier_unchecked(d, npv, n, rules: Rules):
 
 
 def roll_modifier(seconds, negative_hp, wounds=0, *, rules: Rules | None = None):
-    """``k = (wounds + 1) x (seconds + negative_hp)``, added to the 1d100 (§1.2). Broadcasts.
+    """The roll modifier ``k = (wounds + 1) x (seconds + negative_hp)`` (core rules, dying and critical injuries).
 
-    With a variant's ``hp_loss_per_second`` the negative HP grows while dying.
+    ``k`` is added to the 1d100 of the critical-injury roll. With a variant's
+    ``hp_loss_per_second`` the negative HP grows while dying. Broadcasts over arrays.
+
+    Parameters
+    ----------
+    seconds : int or array_like of int
+        Seconds spent at negative HP before the roll (0..1,000,000).
+    negative_hp : int or array_like of int
+        HP below zero, as a positive number (1..1,000,000): 6 means -6 HP.
+    wounds : int or array_like of int, default 0
+        Unhealed critical injuries already carried (0..10,000).
+    rules : Rules, optional
+        Rules to read ``[injuries]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    int or numpy.ndarray
+        ``k``: an int for scalar input, else an integer array of the broadcast shape.
+
+    Raises
+    ------
+    ValueError
+        Seconds, negative HP or wounds that are not whole numbers in their range (negative HP
+        given as 0 or below, negative seconds...), naming the argument.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.injuries.roll_modifier(seconds=40, negative_hp=6, wounds=1)
+    92
+    >>> bl.injuries.roll_modifier([0, 10], 1).tolist()
+    [1, 11]
     """
     rules = resolve(rules)
     k = roll_modifier_unchecked(*_check(seconds, negative_hp, wounds), rules)
@@ -58,9 +89,33 @@ def roll_modifier(seconds, negative_hp, wounds=0, *, rules: Rules | None = None)
 
 
 def injury_table(*, rules: Rules | None = None) -> pd.DataFrame:
-    """The critical-injury table as a DataFrame: low, high, modifier, injury, injury_fr.
+    """The critical-injury table as a DataFrame (core rules, dying and critical injuries).
 
-    ``high`` of the last row is ``death_threshold - 1`` (open-ended reading).
+    Parameters
+    ----------
+    rules : Rules, optional
+        Rules to read ``[injuries]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per injury in table order: low, high, modifier (the treatment test modifier),
+        injury (English), injury_fr (French). The last row runs up to ``death_threshold - 1``.
+
+    Raises
+    ------
+    RulesError
+        ``rules`` given as a file or variant name that cannot be loaded (``ValueError`` for
+        anything that is neither rules, a path nor ``None``).
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> table = bl.injuries.injury_table()
+    >>> [int(table.low[0]), int(table.high[0]), table.injury[0]]
+    [1, 10, 'Dazed']
+    >>> len(table)
+    29
     """
     rules = resolve(rules)
     return rules.memo("injuries.table_frame", _table_frame).copy()
@@ -111,10 +166,43 @@ def _outcome_lut(rules: Rules) -> np.ndarray:
 
 
 def injury_probabilities(seconds, negative_hp, wounds=0, *, rules: Rules | None = None) -> np.ndarray:
-    """Closed-form probabilities of every table row and of death, broadcast over the inputs.
+    """Closed-form probabilities of every table row and of death (core rules, dying and critical injuries).
 
-    Returns an array shaped ``broadcast(seconds, negative_hp, wounds).shape + (rows + 1,)``;
-    the last entry is death (on the roll or automatic).
+    Broadcasts over the inputs; each entry counts the faces of the d100 that land in a row, so
+    the cost does not depend on the die.
+
+    Parameters
+    ----------
+    seconds : int or array_like of int
+        Seconds spent at negative HP before the roll (0..1,000,000).
+    negative_hp : int or array_like of int
+        HP below zero, as a positive number (1..1,000,000): 6 means -6 HP.
+    wounds : int or array_like of int, default 0
+        Unhealed critical injuries already carried (0..10,000).
+    rules : Rules, optional
+        Rules to read ``[injuries]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    numpy.ndarray
+        Shaped ``broadcast(seconds, negative_hp, wounds).shape + (rows + 1,)``; the last entry is
+        death (on the roll, or automatic at ``automatic_death_seconds``). Each row sums to 1.
+
+    Raises
+    ------
+    ValueError
+        Seconds, negative HP or wounds that are not whole numbers in their range (negative HP
+        given as 0 or below, negative seconds...), naming the argument.
+        Also a grid over the grid budget (``budgets.MAX_GRID_CELLS``).
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> p = bl.injuries.injury_probabilities(40, 6, 1)
+    >>> p.shape, round(float(p[-1]), 12)
+    ((30,), 0.17)
+    >>> bl.injuries.injury_probabilities([5, 40], 6, 1).shape
+    (2, 30)
     """
     rules = resolve(rules)
     d, npv, n = _check(seconds, negative_hp, wounds)
@@ -134,13 +222,43 @@ def injury_probabilities(seconds, negative_hp, wounds=0, *, rules: Rules | None 
 
 
 def death_probability(seconds, negative_hp, wounds=0, *, rules: Rules | None = None):
-    """P(death) when stabilised or healed after ``seconds`` at ``-negative_hp`` HP (§1.2).
+    """P(death) when stabilised or healed after ``seconds`` at ``-negative_hp`` HP (core rules, dying and critical injuries).
 
-    ``1`` if ``seconds >= 175``, else ``clip((100 - (176 - k) + 1) / 100, 0, 1)`` with
-    ``k = (wounds + 1)(seconds + negative_hp)``. Broadcasts over numpy arrays.
+    ``1`` if ``seconds >= 175`` (automatic death), else ``clip((100 - (176 - k) + 1) / 100, 0, 1)``
+    with ``k = (wounds + 1)(seconds + negative_hp)``; the numbers are ``[injuries]`` data.
+    Broadcasts over numpy arrays, a cache-sized chunk at a time.
 
+    Parameters
+    ----------
+    seconds : int or array_like of int
+        Seconds spent at negative HP before the roll (0..1,000,000).
+    negative_hp : int or array_like of int
+        HP below zero, as a positive number (1..1,000,000): 6 means -6 HP.
+    wounds : int or array_like of int, default 0
+        Unhealed critical injuries already carried (0..10,000).
+    rules : Rules, optional
+        Rules to read ``[injuries]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        A float for scalar input, else an array of the broadcast shape.
+
+    Raises
+    ------
+    ValueError
+        Seconds, negative HP or wounds that are not whole numbers in their range (negative HP
+        given as 0 or below, negative seconds...), naming the argument.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> round(bl.injuries.death_probability(seconds=40, negative_hp=6, wounds=1), 12)
+    0.17
     >>> death_probability(seconds=[5, 40, 175], negative_hp=6, wounds=1)
     array([0.  , 0.17, 1.  ])
+    >>> bl.injuries.death_probability(40, 6, 1, rules=bl.load_rules("death_threshold_180"))
+    0.13
     """
     rules = resolve(rules)
     d, npv, n = _check(seconds, negative_hp, wounds)
@@ -155,8 +273,34 @@ def _death(d, npv, n, *, rules: Rules) -> np.ndarray:
 
 
 def death_on_roll(k, rules: Rules) -> np.ndarray:
-    """P(``1d{die} + k >= death_threshold``) for roll modifiers ``k`` (§1.2), in closed form:
-    one value per ``k``, whatever the size of the injury table."""
+    """P(``1d{die} + k >= death_threshold``) for roll modifiers ``k`` (core rules, dying and critical injuries).
+
+    In closed form: one value per ``k``, whatever the size of the injury table. The automatic
+    death at 175 s is not applied here (see :func:`death_probability`).
+
+    Parameters
+    ----------
+    k : int or array_like of int
+        Roll modifiers, as :func:`roll_modifier` gives them.
+    rules : Rules
+        Validated rules (``balance.load_rules()`` for the bundled ones).
+
+    Returns
+    -------
+    numpy.ndarray
+        P(death on the roll), of the shape of ``k``.
+
+    Raises
+    ------
+    TypeError
+        ``rules`` that is not a rules mapping (no argument checks: this is a kernel).
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.injuries.death_on_roll([92, 100], bl.load_rules()).tolist()
+    [0.17, 0.25]
+    """
     inj = rules["injuries"]
     die = inj["die"]
     return (die - np.clip(inj["death_threshold"] - 1 - np.asarray(k), 0, die)) / die
@@ -164,8 +308,41 @@ def death_on_roll(k, rules: Rules) -> np.ndarray:
 
 def injury_distribution(seconds: int, negative_hp: int, wounds: int = 0, *,
                         rules: Rules | None = None) -> pd.DataFrame:
-    """One roll's outcome distribution: a row per table row plus a final death row, in table
-    order, columns injury, injury_fr, modifier, probability (sums to 1)."""
+    """One roll's outcome distribution (core rules, dying and critical injuries).
+
+    Parameters
+    ----------
+    seconds : int
+        Seconds spent at negative HP before the roll (0..1,000,000).
+    negative_hp : int
+        HP below zero, as a positive number (1..1,000,000).
+    wounds : int, default 0
+        Unhealed critical injuries already carried.
+    rules : Rules, optional
+        Rules to read ``[injuries]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    pandas.DataFrame
+        A row per table row plus a final death row, in table order; columns injury, injury_fr,
+        modifier (``<NA>`` for death), probability (sums to 1).
+
+    Raises
+    ------
+    ValueError
+        Seconds, negative HP or wounds that are not whole numbers in their range (negative HP
+        given as 0 or below, negative seconds...), naming the argument.
+        Also arrays instead of single values (use :func:`injury_surface`).
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> dist = bl.injuries.injury_distribution(seconds=5, negative_hp=3, wounds=0)
+    >>> dist.injury[0], float(dist.probability[0])
+    ('Dazed', 0.02)
+    >>> round(float(dist.probability.sum()), 12)
+    1.0
+    """
     rules = resolve(rules)
     probs = injury_probabilities(seconds, negative_hp, wounds, rules=rules)
     if probs.ndim != 1:
@@ -184,13 +361,45 @@ def _with_death(table: pd.DataFrame, rules: Rules) -> pd.DataFrame:
 
 def injury_surface(seconds, negative_hp, wounds=0, *, rules: Rules | None = None,
                    tidy: bool = True):
-    """Outcome probabilities over a grid (outer product of the three inputs), in one call.
+    """Outcome probabilities over a grid, the outer product of the three inputs (core rules, dying and critical injuries).
 
-    With ``tidy=True`` a long DataFrame: wounds, seconds, negative_hp, injury, injury_fr,
-    modifier, probability (the whole grid wounds 0..4 x seconds 0..175 x negative HP 1..50
-    is ~1.3 million rows, computed in closed form). With ``tidy=False`` the array
-    ``(wounds, seconds, negative_hp, rows + 1)``. A grid over ``budgets.MAX_GRID_CELLS``
-    (2 x 10**7) cells is refused before any work.
+    The whole grid wounds 0..4 x seconds 0..175 x negative HP 1..50 is ~1.3 million tidy rows,
+    computed in closed form.
+
+    Parameters
+    ----------
+    seconds : int or array_like of int
+        Seconds spent at negative HP before the roll (0..1,000,000).
+    negative_hp : int or array_like of int
+        HP below zero, as a positive number (1..1,000,000): 6 means -6 HP.
+    wounds : int or array_like of int, default 0
+        Unhealed critical injuries already carried (0..10,000).
+    rules : Rules, optional
+        Rules to read ``[injuries]`` from (default: the bundled rules).
+    tidy : bool, default True
+        ``True``: a long DataFrame; ``False``: the array of probabilities.
+
+    Returns
+    -------
+    pandas.DataFrame or numpy.ndarray
+        ``tidy=True``: columns wounds, seconds, negative_hp, injury, injury_fr, modifier,
+        probability. ``tidy=False``: an array ``(wounds, seconds, negative_hp, rows + 1)``.
+
+    Raises
+    ------
+    ValueError
+        Seconds, negative HP or wounds that are not whole numbers in their range (negative HP
+        given as 0 or below, negative seconds...), naming the argument.
+        Also a grid over ``budgets.MAX_GRID_CELLS`` (2 x 10**7 cells), refused before any work.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> surface = bl.injuries.injury_surface([0, 10], [1, 2], [0, 1])
+    >>> surface.shape
+    (240, 7)
+    >>> bl.injuries.injury_surface([0, 10], [1, 2], [0, 1], tidy=False).shape
+    (2, 2, 2, 30)
     """
     rules = resolve(rules)
     d, npv, n = (np.atleast_1d(x) for x in _check(seconds, negative_hp, wounds))
@@ -212,17 +421,65 @@ def injury_surface(seconds, negative_hp, wounds=0, *, rules: Rules | None = None
 
 
 def find_injury(injury: str, *, rules: Rules | None = None) -> dict:
-    """The table row of an injury named in English or French: low, high, modifier, en, fr."""
+    """The table row of an injury named in English or French (core rules, dying and critical injuries).
+
+    Names are matched without regard to case or accents.
+
+    Parameters
+    ----------
+    injury : str
+        The injury's name, e.g. ``"Weak"`` or ``"Faible"``.
+    rules : Rules, optional
+        Rules to read ``[injuries]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    dict
+        The row: low, high, modifier, en, fr.
+
+    Raises
+    ------
+    ValueError
+        An unknown name, with a did-you-mean and examples of accepted names.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.injuries.find_injury("Faible")
+    {'low': 51, 'high': 60, 'modifier': -5, 'en': 'Weak', 'fr': 'Faible'}
+    """
     rules = resolve(rules)
     _, row = find_row(rules["injuries"]["table"], injury, "injury")
     return dict(row)
 
 
 def injury_for_total(total, *, rules: Rules | None = None):
-    """The outcome of a roll total: injury name (English) or the death name (vectorised).
+    """The outcome of a roll total: the injury's English name, or the death name (core rules, dying and critical injuries).
 
+    Parameters
+    ----------
+    total : int or array_like of int
+        Roll totals (1..10,000,000), die plus roll modifier.
+    rules : Rules, optional
+        Rules to read ``[injuries]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    str or numpy.ndarray
+        A name for a scalar total, else an object array of names.
+
+    Raises
+    ------
+    ValueError
+        A total that is not a whole number in 1..10,000,000.
+
+    Examples
+    --------
+    >>> import balance as bl
     >>> injury_for_total(119)
     'Amputated (Left Arm)'
+    >>> bl.injuries.injury_for_total([1, 180]).tolist()
+    ['Dazed', 'Death']
     """
     rules = resolve(rules)
     t = check_integer_array("total", total, min=1, max=10 * _MAX)
@@ -233,18 +490,76 @@ def injury_for_total(total, *, rules: Rules | None = None):
 
 
 def severity(*, rules: Rules | None = None) -> pd.Series:
-    """Severity band (the row's test modifier) of each injury, by English name."""
+    """Severity band of each injury: the row's treatment test modifier (core rules, dying and critical injuries).
+
+    Parameters
+    ----------
+    rules : Rules, optional
+        Rules to read ``[injuries]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    pandas.Series
+        ``modifier`` (0, -5, -10, -15 in the bundled table), indexed by English injury name.
+
+    Raises
+    ------
+    RulesError
+        ``rules`` given as a file or variant name that cannot be loaded (``ValueError`` for
+        anything that is neither rules, a path nor ``None``).
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> int(bl.injuries.severity()["The end is near"])
+    -15
+    """
     table = injury_table(rules=rules)
     return pd.Series(table["modifier"].to_numpy(), index=table["injury"], name="modifier")
 
 
 def dying_outcome(seconds: int, negative_hp: int, wounds: int = 0, *, roll: int | None = None,
                   heal: int | None = None, rules: Rules | None = None) -> dict:
-    """What ends a dying state (§1.2), for a given 1d100 ``roll`` (or ``None`` = not rolled yet).
+    """What ends a dying state, for a given 1d100 ``roll`` (core rules, dying and critical injuries).
 
-    Returns ``outcome`` ("automatic death", "death", "injury" or "pending"), ``total``,
-    ``injury`` and the HP afterwards: 0 when stabilised (``heal=None``), ``heal`` when healed
-    for ``heal`` HP (not ``heal - negative_hp``).
+    Parameters
+    ----------
+    seconds : int
+        Seconds spent at negative HP.
+    negative_hp : int
+        HP below zero, as a positive number.
+    wounds : int, default 0
+        Unhealed critical injuries already carried.
+    roll : int, optional
+        The face of the d100 (1..die); ``None``: not rolled yet.
+    heal : int, optional
+        HP healed (>= 1); ``None``: stabilised at 0 HP.
+    rules : Rules, optional
+        Rules to read ``[injuries]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    dict
+        ``outcome`` ("automatic death", "death", "injury" or "pending"), ``total``, ``injury``
+        and ``hp`` afterwards: 0 when stabilised, ``heal`` when healed (not ``heal - negative_hp``);
+        "pending" also gives the roll ``modifier``.
+
+    Raises
+    ------
+    ValueError
+        Seconds, negative HP or wounds that are not whole numbers in their range (negative HP
+        given as 0 or below, negative seconds...), naming the argument.
+        Also a roll outside 1..die, a heal below 1, or arrays instead of single values.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.injuries.dying_outcome(40, 6, 1, roll=58, heal=10)
+    {'outcome': 'injury', 'total': 150, 'injury': 'Bleeding', 'hp': 10}
+    >>> bl.injuries.dying_outcome(40, 6, 1, roll=90)["outcome"]
+    'death'
+    >>> bl.injuries.dying_outcome(175, 6, 1)["outcome"]
+    'automatic death'
     """
     rules = resolve(rules)
     inj = rules["injuries"]
@@ -268,9 +583,42 @@ def dying_outcome(seconds: int, negative_hp: int, wounds: int = 0, *, roll: int 
 
 def injury_sampler(n: int, rng: np.random.Generator, *, seconds: int, negative_hp: int,
                    wounds: int = 0, rules: Rules | None = None) -> dict[str, np.ndarray]:
-    """Monte Carlo kernel of one critical-injury roll: ``{"rows": counts}`` over the table rows
-    and death (last entry). Draws the d100 faces, bincounts them, and maps faces to rows with
-    a lookup table (so it costs what drawing and counting the dice costs)."""
+    """Monte Carlo kernel of one critical-injury roll (core rules, dying and critical injuries).
+
+    Draws the d100 faces, bincounts them, and maps faces to rows with a lookup table, so it costs
+    what drawing and counting the dice costs.
+
+    Parameters
+    ----------
+    n : int
+        Number of rolls.
+    rng : numpy.random.Generator
+        The stream the engine hands this block.
+    seconds, negative_hp, wounds : int
+        As in :func:`injury_distribution` (keywords).
+    rules : Rules, optional
+        Rules to read ``[injuries]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        ``{"rows": counts}``: the count of each table row, death last (int64, sums to ``n``).
+
+    Raises
+    ------
+    ValueError
+        Seconds, negative HP or wounds that are not whole numbers in their range (negative HP
+        given as 0 or below, negative seconds...), naming the argument.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import balance as bl
+    >>> counts = bl.injuries.injury_sampler(1_000, np.random.default_rng(1), seconds=40,
+    ...                                     negative_hp=6, wounds=1)["rows"]
+    >>> len(counts), int(counts.sum())
+    (30, 1000)
+    """
     rules = resolve(rules)
     inj = rules["injuries"]
     rows = len(inj["table"]) + 1
@@ -288,11 +636,45 @@ def injury_sampler(n: int, rng: np.random.Generator, *, seconds: int, negative_h
 
 def simulate(seconds: int, negative_hp: int, wounds: int = 0, *, trials: int = 1_000_000,
              seed: RNGLike = None, rules: Rules | None = None, **run_options) -> Simulation:
-    """Monte Carlo twin of :func:`injury_distribution`.
+    """Monte Carlo twin of :func:`injury_distribution` (core rules, dying and critical injuries).
 
-    ``.table``: injury, injury_fr, modifier, probability, ci_low, ci_high, se (+ death row).
-    ``run_options`` go to :func:`balance.montecarlo.run` (``chunk_size``, ``workers``,
-    ``progress``); the counts are identical for a seed whatever those are.
+    The counts are identical for a seed whatever ``chunk_size`` and ``workers`` are.
+
+    Parameters
+    ----------
+    seconds, negative_hp, wounds : int
+        As in :func:`injury_distribution`.
+    trials : int, default 1,000,000
+        Number of rolls (within the trials budget).
+    seed : int, SeedSequence, Generator or None
+        Seed of the run (``None``: fresh entropy, recorded in the result).
+    rules : Rules, optional
+        Rules to read ``[injuries]`` from (default: the bundled rules).
+    **run_options
+        Passed to ``balance.montecarlo.run`` (``chunk_size``, ``workers``, ``progress``).
+
+    Returns
+    -------
+    Simulation
+        ``.table``: injury, injury_fr, modifier, probability, ci_low, ci_high, se (Wilson 95 %),
+        with the death row last; ``.result``: the engine's result.
+
+    Raises
+    ------
+    ValueError
+        Seconds, negative HP or wounds that are not whole numbers in their range (negative HP
+        given as 0 or below, negative seconds...), naming the argument.
+        Also ``trials`` outside the trials budget.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> sim = bl.injuries.simulate(40, 6, 1, trials=100_000, seed=1)
+    >>> list(sim.table.columns)
+    ['injury', 'injury_fr', 'modifier', 'probability', 'ci_low', 'ci_high', 'se']
+    >>> row = sim.table.iloc[-1]
+    >>> str(row.injury), bool(abs(row.probability - 0.17) < 5 * row.se)  # exact: 0.17
+    ('Death', True)
     """
     from .. import montecarlo
 
