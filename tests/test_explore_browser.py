@@ -66,6 +66,11 @@ def lab(tmp_path, browser_ready):
     root = tmp_path / "root"
     root.mkdir()
     (root / "explorer.ipynb").write_text(json.dumps(nb), encoding="utf-8")
+    # no news pop-up (and no fetch of the news from the page)
+    notification = tmp_path / "settings" / "@jupyterlab" / "apputils-extension"
+    notification.mkdir(parents=True)
+    (notification / "notification.jupyterlab-settings").write_text(
+        json.dumps({"fetchNews": "false", "checkForUpdates": False}), encoding="utf-8")
     port, token = _free_port(), secrets.token_hex(16)
     env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
            "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
@@ -143,7 +148,9 @@ def test_injury_explorer_renders_and_reacts_in_jupyterlab(lab, tmp_path):
             # 45 s at -6 HP, 1 wound: k = 2 x 51 = 102; death on 74..100 = 27 %
             assert "death 27.0 %" in readout.inner_text()
             shot = os.environ.get("BALANCE_EXPLORER_SCREENSHOT")
-            if shot:
+            if shot:  # with the injury table open
+                page.get_by_text("injury table (low, high, test modifier)").click()
+                page.locator(".jp-OutputArea-output .widget-inline-hbox input").first.wait_for()
                 page.locator(".jp-Cell").first.screenshot(path=shot)
         finally:
             context.close()
