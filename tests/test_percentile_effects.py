@@ -329,3 +329,25 @@ def test_vectorised_duel_agrees_with_the_plain_python_twin(name):
             pooled = (py["spent"][side][j] + vec["spent"][side, j]) / (n_py + n_np)
             se = math.sqrt(max(pooled, 1e-9) * 3 * (1 / n_py + 1 / n_np))
             assert abs(a - b) <= 5 * se + 1e-9, (side, j, a, b)
+
+
+# -- GM guide: weakness and resistance (RULES.md 2.3), one public helper --------------------
+@pytest.mark.parametrize("kind,weak,resist,expected", [
+    ("fire", ["fire"], [], 3), ("fire", [], ["fire"], -3), ("fire", ["fire"], ["fire"], 0),
+    ("fire", ["cold"], ["acid"], 0), (None, ["fire"], [], 0), ("", ["fire"], [], 0)])
+def test_weakness_and_resistance_adjust_the_attack_by_three(kind, weak, resist, expected):
+    assert bl.guide.attack_adjustment(kind, weak, resist) == expected
+
+
+def test_the_fight_simulator_uses_the_weakness_helper(monkeypatch):
+    # the simulator's adjustment matrix comes from the helper: a changed helper changes it
+    import balance.guide.simulation as sim
+    seen = []
+    real = sim.attack_adjustment
+
+    def spy(*args, **kw):
+        seen.append(args[0])
+        return real(*args, **kw)
+    monkeypatch.setattr(sim, "attack_adjustment", spy)
+    bl.fights.simulate(["Wolf"], trials=10, seed=1)
+    assert seen

@@ -9,5 +9,7 @@ The notebook surface reaches the modules as ``bl.design``, ``bl.creatures``,
 from __future__ import annotations
 
 from .hazards import Fall, fall, fall_table, fatigue_penalty, reward_paths, stack_effects
+from .weakness import attack_adjustment
 
-__all__ = ["Fall", "fall", "fall_table", "fatigue_penalty", "stack_effects", "reward_paths"]
+__all__ = ["Fall", "fall", "fall_table", "fatigue_penalty", "stack_effects", "reward_paths",
+           "attack_adjustment"]

@@ -34,6 +34,7 @@ from . import creatures as _creatures
 from .. import dice, montecarlo
 from .fight_kernel import RANDOM, WEAKEST, FightSpec, fight_sampler
 from .creatures import CreatureSheet
+from .weakness import attack_adjustment
 from ..errors import check_choice, check_integer
 from ..montecarlo.intervals import mean_se, normal_interval
 from ..montecarlo.results import Simulation
@@ -123,10 +124,7 @@ def fight_spec(creatures: Any, party: Any = None, *, level: int | None = None,
     adjust = np.zeros((len(everyone), len(everyone)), dtype=np.int32)
     for i, a in enumerate(everyone):
         for j, b in enumerate(everyone):
-            if a.damage_type and a.damage_type in b.weaknesses:
-                adjust[i, j] += f["weakness_bonus"]
-            if a.damage_type and a.damage_type in b.resistances:
-                adjust[i, j] -= f["resistance_penalty"]
+            adjust[i, j] = attack_adjustment(a.damage_type, b.weaknesses, b.resistances, rules)
     spec = FightSpec(
         names=tuple(s.name for s in everyone), pcs=len(pcs),
         side=np.array([0] * len(pcs) + [1] * len(foes), dtype=np.intp),
