@@ -119,8 +119,10 @@ def test_diff_html_report_overlays_both_rule_sets(capsys, tmp_path):
                         "--only", "death.*", "--html", str(out))
     assert code == 1 and text.strip().endswith(f"wrote {out}")
     page = out.read_text()
-    assert page.startswith("<!DOCTYPE html>") and "data:image/png;base64," in page
+    assert page.startswith("<!DOCTYPE html>") and "<svg" in page  # figures inlined as SVG
     assert "Death probability, both rule sets" in page and "death.p@40s,6hp,1w" in page
+    # the report's renderer: the significant changes first, old and new value, Holm's test
+    assert "metrics differ significantly" in page and "p (Holm)" in page
     assert sorted(p.name for p in tmp_path.iterdir()) == ["diff.html"]
 
 

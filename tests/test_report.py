@@ -8,6 +8,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 import balance as bl  # noqa: E402
@@ -40,10 +41,11 @@ def test_report_files(reports):
     path = reports["en"]
     assert (path / "index.html").is_file() and (path / "report.md").is_file()
     md = (path / "report.md").read_text(encoding="utf-8")
-    linked = re.findall(r"!\[[^\]]*\]\((figures/[^)]+\.png)\)", md)
+    linked = re.findall(r"!\[[^\]]*\]\((figures/[^)]+\.(?:svg|png))\)", md)
     assert linked, "report.md links no figure"
-    for rel in linked:
-        assert (path / rel).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    for rel in linked:  # each figure drawn once, as SVG (a PNG where a report asks for one)
+        head = (path / rel).read_bytes()[:8]
+        assert head == (b"<?xml ve" if rel.endswith(".svg") else b"\x89PNG\r\n\x1a\n")
     assert sorted(p.name for p in (path / "figures").iterdir()) == \
         sorted(rel.split("/")[1] for rel in linked)
 
@@ -54,12 +56,12 @@ def test_html_is_self_contained(reports, lang):
     assert not re.search(r"(?i)https?://", page)
     assert not re.search(r"(?i)//[a-z0-9.-]+\.[a-z]{2,}/", page)  # protocol-relative URLs
     for attr, value in re.findall(r"""(?i)\b(src|href)\s*=\s*['"]([^'"]*)['"]""", page):
-        if attr.lower() == "src":
+        if attr.lower() == "src" or value.startswith("data:"):  # an SVG's raster: inlined
             assert value.startswith("data:image/png;base64,"), value[:40]
         else:
             assert value.startswith("#"), value
     assert "<script" not in page.lower() and "<link" not in page.lower()
-    assert "@import" not in page and "url(" not in page
+    assert "@import" not in page and not re.search(r"url\((?!#)", page)  # SVG: url(#clip)
 
 
 def test_every_section_is_there_with_its_provenance(reports):
@@ -103,7 +105,8 @@ def test_report_for_a_variant_names_its_folder_and_fingerprint(tmp_path, monkeyp
     assert bl.load_rules("death_threshold_180").fingerprint in page
     assert "<section id='injuries'>" not in page
     changes = re.search(r"<section id='changes'>(.*?)</section>", page, re.S).group(1)
-    rows = re.findall(r"<tr>(<td.*?)</tr>", changes)
+    table = re.search(r"id='changes_table'>(.*?)</table>", changes, re.S).group(1)
+    rows = re.findall(r"<tr>(<td.*?)</tr>", table)
     assert len(rows) == 1 and re.findall(r"<td[^>]*>([^<]*)</td>", rows[0]) == \
         ["injuries.death_threshold", "176", "180"]
 
@@ -231,10 +234,15 @@ def test_every_simulated_section_states_trials_and_seed(reports):
 
 
 def test_variant_p_values_never_print_as_zero():
-    from balance.report.topics import variants
+    from balance.report.compare import metrics_shown
+    from balance.regression.checking import p_text
 
-    assert variants._p(0.0) == "< 1e-300"
-    assert variants._p(2.29e-74) == "2.29e-74" and variants._p(1.0) == "1"
+    assert p_text(0.0) == "< 1e-300"
+    assert p_text(2.29e-74) == "2.29e-74" and p_text(1.0) == "1"
+    frame = pd.DataFrame({"metric": ["m"], "category": [""], "exact": [False], "base": [0.5],
+                          "variant": [0.1], "unit": ["probability"], "change": [-0.4],
+                          "p_adjusted": [0.0], "significant": [True], "moved": [True]})
+    assert metrics_shown(frame)["p (Holm)"].tolist() == ["< 1e-300"]
 
 
 # --- decimal mark: a comma in French, a point in English -------------------------------------

@@ -26,7 +26,8 @@ __all__ = ["main", "build_parser", "COMMAND_MODULES", "emit", "add_format", "add
            "add_rules", "path_arg", "trials_arg", "workers_arg", "load", "Parser"]
 
 #: modules adding subcommands (``register(subparsers)``); an absent optional one is skipped
-COMMAND_MODULES = ("balance.cli.queries", "balance.cli.rules", "balance.cli.regression")
+COMMAND_MODULES = ("balance.cli.queries", "balance.cli.rules", "balance.cli.regression",
+                   "balance.cli.dice", "balance.cli.matches")
 #: command modules that may be missing (written separately): skipped when not importable
 OPTIONAL_MODULES = ("balance.cli.regression",)
 
@@ -39,13 +40,19 @@ def _report(args) -> int:
     from ..report.build import report_name
 
     start = time.perf_counter()
-    files = args.rules
-    out = args.out or Path("reports") / report_name(files[-1] if files else None)
-    rules = load(files) if files else None
+    entries = args.rules  # --rules files and --set values, in the order given
+    files = [e for e in entries if not hasattr(e, "key")]  # not the --set values
+    name = report_name(files[-1]) if files else ("variant" if entries else "default")
+    out = args.out or Path("reports") / name
+    rules = load(entries) if entries else None
+    baseline = None
+    if args.baseline:
+        from ..report.bundle import resolve_baseline
+        baseline = resolve_baseline(args.baseline)  # a bad file fails before any work
     path = build_report(rules, out=out, lang=args.lang, trials=args.trials, seed=args.seed,
                         workers=args.workers, progress=False if args.quiet else None,
                         topics=args.sections, force=args.force,
-                        what="--out")  # the default folder is --out too
+                        what="--out", baseline=baseline)  # the default folder is --out too
     print(f"{path / 'index.html'}  ({time.perf_counter() - start:.1f} s)")
     return 0
 
@@ -58,7 +65,9 @@ def _register_report(sub) -> None:
         "report", help="write the balance report (HTML + Markdown) of a rule set",
         description="Compute every section (exact answers and Monte Carlo figures with their "
                     "intervals) and write index.html (self-contained, opens offline), "
-                    "report.md and figures/ into a folder, atomically.")
+                    "report.md and figures/ into a folder, atomically. A variant (--rules) is "
+                    "compared with the bundled rules, or with --baseline: the report opens "
+                    "with what it changes.")
     add_rules(p)
     p.add_argument("--out", metavar="DIR", type=path_arg,
                    help="report folder: absent, empty or an earlier report (default: "
@@ -73,6 +82,9 @@ def _register_report(sub) -> None:
                    help=f"seed of every Monte Carlo figure (default {DEFAULT_SEED})")
     p.add_argument("--workers", type=workers_arg, default=1,
                    help="worker processes (default 1, at most the machine's cores)")
+    p.add_argument("--baseline", metavar="FILE|SNAPSHOT", type=path_arg,
+                   help="compare the rules with these: a rules file, a bundled variant's name "
+                        "or a snapshot (.json, 'balance snapshot'); default: the bundled rules")
     p.add_argument("--sections", nargs="+", choices=TOPICS, metavar="SECTION",
                    help=f"only these sections ({', '.join(TOPICS)}; default: all)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")

@@ -70,7 +70,7 @@ def report_meta(bundle: Bundle, lang: str, *, elapsed: float | None = None
 def build_report(rules: Rules | str | Path | None = None, *, out: str | Path | None = None,
                  lang: str = "en", trials: int = DEFAULT_TRIALS, seed: int = DEFAULT_SEED,
                  workers: int = 1, progress: bool | None = None, topics=None,
-                 force: bool = False, what: str | None = "out") -> Path:
+                 force: bool = False, what: str | None = "out", baseline=None) -> Path:
     """Build the balance report of ``rules`` into ``out`` (default ``reports/<name>``).
 
     Parameters
@@ -89,6 +89,9 @@ def build_report(rules: Rules | str | Path | None = None, *, out: str | Path | N
     what : str
         How error messages name ``out`` and ``force`` (default ``"out"``) (the command line passes ``"--out"``,
         so its messages say ``--out DIR`` and ``--force``).
+    baseline : Rules, path, Snapshot or None
+        What a variant is compared with (default: the bundled rules): rules, a rules file or a
+        regression snapshot (``.json``). The report then opens with what changed.
 
     Raises
     ------
@@ -122,7 +125,7 @@ def build_report(rules: Rules | str | Path | None = None, *, out: str | Path | N
             bar.set_postfix_str(plan[min(bar.n, len(plan) - 1)])
 
         bundle = compute_bundle(rules, trials=trials, seed=seed, workers=workers,
-                                topics=topics, on_step=step)
+                                topics=topics, on_step=step, baseline=baseline)
         sections = render_sections(bundle, lang, on_step=step)
         meta = report_meta(bundle, lang, elapsed=time.perf_counter() - start)
         page = render_html(sections, meta, lang)

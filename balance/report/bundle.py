@@ -11,7 +11,8 @@ from ..errors import check_integer
 from ..rules import Rules, resolve
 from .topics import available_topics
 
-__all__ = ["Settings", "Bundle", "compute_bundle", "DEFAULT_TRIALS", "DEFAULT_SEED"]
+__all__ = ["Settings", "Bundle", "compute_bundle", "resolve_baseline", "DEFAULT_TRIALS",
+           "DEFAULT_SEED"]
 
 #: trials of each Monte Carlo figure of the default report
 DEFAULT_TRIALS = 1_000_000
@@ -21,11 +22,14 @@ DEFAULT_SEED = 20260101
 
 @dataclass(frozen=True)
 class Settings:
-    """How the Monte Carlo parts run: trials per simulated quantity, seed, worker processes."""
+    """How the Monte Carlo parts run: trials per simulated quantity, seed, worker processes;
+    and what a variant is compared with (``baseline``: Rules, a regression Snapshot, or None
+    for the bundled rules)."""
 
     trials: int = DEFAULT_TRIALS
     seed: int = DEFAULT_SEED
     workers: int = 1
+    baseline: Any = None
 
     def __post_init__(self) -> None:
         check_integer("trials", self.trials, min=100, max=10**10)
@@ -46,7 +50,8 @@ class Bundle:
 
 def compute_bundle(rules: Rules | str | None = None, *, trials: int = DEFAULT_TRIALS,
                    seed: int = DEFAULT_SEED, workers: int = 1, topics=None,
-                   on_step: Callable[[str], None] | None = None) -> Bundle:
+                   on_step: Callable[[str], None] | None = None, baseline: Any = None
+                   ) -> Bundle:
     """Compute every section's results for ``rules``.
 
     Parameters
@@ -59,11 +64,16 @@ def compute_bundle(rules: Rules | str | None = None, *, trials: int = DEFAULT_TR
         Topic keys to compute (default: every available one).
     on_step : callable, optional
         Called with each topic key once it is computed (progress bars).
+    baseline : Rules, path, Snapshot or None
+        What the rules are compared with: rules (a file, a bundled variant's name), a
+        regression snapshot (a ``.json`` file or :class:`~balance.regression.Snapshot`);
+        None: the bundled rules. Rules equal to the baseline are not compared.
     """
     import time
 
     rules = resolve(rules)
-    settings = Settings(trials=trials, seed=seed, workers=workers)
+    settings = Settings(trials=trials, seed=seed, workers=workers,
+                        baseline=resolve_baseline(baseline))
     modules, missing = available_topics(topics)
     bundle = Bundle(rules=rules, settings=settings, missing=missing)
     for module in modules:
@@ -73,3 +83,19 @@ def compute_bundle(rules: Rules | str | None = None, *, trials: int = DEFAULT_TR
         if on_step is not None:
             on_step(module.KEY)
     return bundle
+
+
+def resolve_baseline(baseline: Any) -> Any:
+    """``baseline`` as Rules or a regression Snapshot: a ``.json`` path is read as a snapshot,
+    any other path or name loaded as rules; None is the bundled rules."""
+    from pathlib import Path
+
+    if baseline is None:
+        from ..rules import default_rules
+        return default_rules()
+    if isinstance(baseline, Rules) or hasattr(baseline, "measurements"):
+        return baseline
+    if isinstance(baseline, (str, Path)) and str(baseline).lower().endswith(".json"):
+        from ..regression.snapshot import read
+        return read(baseline)
+    return resolve(baseline)

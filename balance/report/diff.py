@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..regression.checking import change_text, p_text, value_text
 from .._atomic import write_file
 from ..regression.snapshot import Snapshot
 
@@ -59,23 +58,20 @@ def plot_death_curves(base: Snapshot, variant: Snapshot, ax=None):
                                       wall=wall)
 
 
-def _shown(frame: pd.DataFrame) -> pd.DataFrame:
-    """The comparison as display strings (rendering shows, never computes)."""
-    rows = []
-    for r in frame.itertuples(index=False):
-        rows.append({
-            "metric": r.metric + (f" [{r.category}]" if r.category else ""),
-            "kind": r.kind, "base": value_text(r.base, r.unit),
-            "variant": value_text(r.variant, r.unit), "change": change_text(r.change, r.unit),
-            "p (Holm)": "exact" if r.exact else p_text(r.p_adjusted),
-            "tolerance": f"{r.tolerance:g}",
-            "status": "moved" if r.moved else ("within tolerance" if r.significant else ""),
-            "description": r.description})
-    return pd.DataFrame(rows)
+def _shown(frame: pd.DataFrame, lang: str = "en") -> pd.DataFrame:
+    """The comparison as display strings: the report's renderer
+    (:func:`balance.report.compare.metrics_shown`), with each metric's description."""
+    from .compare import metrics_shown
+
+    return metrics_shown(frame, lang).assign(description=frame["description"].to_numpy())
 
 
-def diff_sections(frame: pd.DataFrame, base: Snapshot, variant: Snapshot) -> list:
-    """The report's sections: what moved, the curves overlaid, every metric."""
+def diff_sections(frame: pd.DataFrame, base: Snapshot, variant: Snapshot, *,
+                  base_rules=None, variant_rules=None) -> list:
+    """The diff report's sections, built as the balance report's ``changes`` section is
+    (:mod:`balance.report.compare`): the rules values changed row by row (when both rule sets
+    are given), what changed (significant metrics, Holm), the curves overlaid, every metric."""
+    from .compare import change_rows, change_rows_shown, changed
     from .model import Section, Table, figure_from_axes
     a = frame.attrs
     prov = (("base", f"{base.label} ({base.fingerprint})"),
@@ -87,12 +83,21 @@ def diff_sections(frame: pd.DataFrame, base: Snapshot, variant: Snapshot) -> lis
     text = (f"{len(moved)} of {len(frame)} metrics moved beyond their tolerance "
             f"({int(frame['exact'].sum())} exact, {int((~frame['exact']).sum())} Monte Carlo)."
             if len(moved) else f"Nothing moved beyond its tolerance ({len(frame)} metrics).")
+    tables = []
+    if base_rules is not None and variant_rules is not None:
+        rows = change_rows(variant_rules, base_rules)
+        if len(rows):
+            tables.append(Table("rules_table", change_rows_shown(rows, base_name=base.label),
+                                "Rules values changed (old row, new row)"))
+    significant = changed(frame)
+    if len(significant):
+        tables.append(Table("moved_table", _shown(significant),
+                            f"{len(significant)} metrics differ significantly"))
     fig = figure_from_axes("death_curves", plot_death_curves(base, variant),
                            "P(death) when stabilised: base solid, variant dashed")
     return [
-        Section("moved", "What moved", text,
-                tables=(Table("moved_table", _shown(moved)),) if len(moved) else (),
-                provenance=prov, notes=METHOD_NOTES),
+        Section("moved", "What moved", text, tables=tuple(tables), provenance=prov,
+                notes=METHOD_NOTES),
         Section("death", "Death probability, both rule sets",
                 "The critical-injury roll's death probability against the seconds spent "
                 "dying, for 0 to 3 unhealed wounds (exact, closed form).",

@@ -37,7 +37,8 @@ def table_markdown(table: Table) -> str:
 
 def render_markdown(sections: Sequence[Section], meta: Mapping[str, object], lang: str = "en",
                     figure_dir: str = "figures") -> tuple[str, dict[str, bytes]]:
-    """The Markdown text and the figure files it links to (``{relative path: PNG bytes}``)."""
+    """The Markdown text and the figure files it links to (``{relative path: SVG or PNG
+    bytes}``)."""
     lang = check_lang(lang)
     meta = dict(meta)
     title = str(meta.pop("title", text("report_title", lang)))
@@ -53,12 +54,16 @@ def render_markdown(sections: Sequence[Section], meta: Mapping[str, object], lan
         if s.text:
             lines += [e(s.text, block=True), ""]
         lines += [f"- **{e(k)}**: {e(v)}" for k, v in s.provenance]
-        assumed = ", ".join(map(md_code, s.assumed)) or e(text("no_assumed", lang))
-        lines += [f"- **{e(text('assumed', lang))}**: {assumed}"]
+        if s.provenance:  # a section of results (not the key findings)
+            assumed = ", ".join(map(md_code, s.assumed)) or e(text("no_assumed", lang))
+            lines += [f"- **{e(text('assumed', lang))}**: {assumed}"]
         lines += [f"- {e(n, block=True)}" for n in s.notes]
+        if s.findings:
+            lines += [""] + [f"- {e(f.text, block=True)} ([{e(f.link or f.target)}](#{f.target}))"
+                             for f in s.findings]
         for fig in s.figures:
-            path = f"{figure_dir}/{fig.name}.png"
-            files[path] = fig.png
+            path = f"{figure_dir}/{fig.name}.{'svg' if fig.svg else 'png'}"
+            files[path] = fig.svg.encode("utf-8") if fig.svg else fig.png
             lines += ["", f"![{e(fig.caption or fig.name)}]({path})"]
             if fig.caption:
                 lines += ["", f"*{e(fig.caption)}*"]

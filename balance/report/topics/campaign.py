@@ -42,6 +42,6 @@ def render(results: dict, ctx: Context):
                      hours=s["hours_between"], policy=ctx.t(f"policy_{s['policy']}"))
     return make_section(ctx, KEY, title="sec_campaign", text_key="sec_campaign_text",
                         rules_sections=RULES_SECTIONS, simulated=[sim],
-                        figures=(figure_from_axes(f"{KEY}_burden", left, scenario),),
+                        figures=(figure_from_axes(f"{KEY}_burden", left, scenario, lang=ctx.lang),),
                         tables=(Table(f"{KEY}_knockout_risk", shown,
                                       ctx.t("knockout_risk_title")),))

@@ -1,12 +1,15 @@
-"""Section: what the reported rules change against the bundled ones (a variant's diff)."""
+"""Section: what the reported rules change against their baseline (the bundled rules, or
+``--baseline`` rules or snapshot): the rules row by row, every metric of the regression
+catalogue with its test, and the death curves of both overlaid (:mod:`balance.report.compare`,
+the renderer ``balance diff --html`` shares)."""
 from __future__ import annotations
 
-import pandas as pd
+import dataclasses
 
 from ...rules import Rules
-from .. import data
-from ...labels import sources
-from ..model import Table
+from ...labels import count, sources
+from .. import compare
+from ..model import Table, figure_from_axes
 from ._base import Context, make_section
 
 KEY = "changes"
@@ -14,15 +17,95 @@ REQUIRES = ()
 
 
 def compute(rules: Rules, settings) -> dict:
-    return {"changes": data.rule_changes(rules)}
+    from ..bundle import resolve_baseline
+
+    baseline = resolve_baseline(getattr(settings, "baseline", None))
+    comparison = None
+    if "balance.regression" not in _missing():
+        comparison = compare.compare_rules(rules, baseline, trials=settings.trials,
+                                           seed=settings.seed)
+    base_rules = baseline if isinstance(baseline, Rules) else \
+        (comparison or {}).get("base_rules")
+    return {"changes": compare.change_rows(rules, base_rules), "comparison": comparison,
+            "baseline": _base_label(baseline)}
+
+
+def _missing() -> list[str]:
+    import importlib.util
+
+    return [] if importlib.util.find_spec("balance.regression") else ["balance.regression"]
+
+
+def _base_label(baseline) -> dict:
+    """How the report names the baseline: the bundled rules, a rules file, or a snapshot."""
+    if isinstance(baseline, Rules):
+        return {"kind": "rules", "sources": tuple(baseline.sources),
+                "fingerprint": baseline.fingerprint}
+    return {"kind": "snapshot", "sources": (baseline.label,), "fingerprint": baseline.fingerprint}
+
+
+def base_name(label: dict, lang: str) -> str:
+    """The baseline as the report's tables name it (``bundled``, a file, a snapshot)."""
+    from ...labels import text
+
+    if label["kind"] == "rules":
+        return text("col_bundled", lang) if tuple(label["sources"]) == ("bundled",) \
+            else sources(label["sources"], lang)
+    return text("base_snapshot", lang, name=label["sources"][0])
 
 
 def render(results: dict, ctx: Context):
-    frame = results["changes"]
-    shown = pd.DataFrame({ctx.t("col_key"): frame["key"],
-                          ctx.t("col_bundled"): frame["bundled"].map(data.rules_value_text),
-                          ctx.t("col_variant"): frame["variant"].map(data.rules_value_text)})
-    return make_section(ctx, KEY, title="sec_changes", text_key="sec_changes_text",
-                        text_fields={"sources": sources(ctx.rules.sources, ctx.lang)},
-                        tables=(Table(f"{KEY}_table", shown),) if len(shown) else (),
-                        notes=() if len(shown) else (ctx.t("no_changes"),))
+    rows = results["changes"]
+    label = results["baseline"]
+    name = base_name(label, ctx.lang)
+    comparison = results["comparison"]
+    tables, figures, notes = [], [], []
+    names = (ctx.rules,) + ((comparison["base_rules"],)
+                            if comparison and comparison["base_rules"] is not None else ())
+    if len(rows):
+        tables.append(Table(f"{KEY}_table", compare.change_rows_shown(rows, ctx.lang,
+                                                                     base_name=name),
+                            ctx.t("changes_rules_table", base=name)))
+    if comparison is not None:
+        frame = comparison["frame"]
+        moved = compare.changed(frame)
+        if len(moved):
+            tables.append(Table(f"{KEY}_metrics_changed",
+                                compare.metrics_shown(frame, ctx.lang, rows="changed",
+                                                      base_name=name, rules=names),
+                                ctx.t("changes_metrics_table", count=len(moved),
+                                      total=len(frame))))
+        tables.append(Table(f"{KEY}_metrics", compare.metrics_shown(
+            frame, ctx.lang, rows="report", base_name=name, rules=names),
+            ctx.t("changes_all_table")))
+        figures.append(_curves(comparison, name, ctx))
+        a = frame.attrs
+        notes.append(ctx.t("compare_note", trials=count(comparison["variant"].trials, ctx.lang),
+                           base_seed=a["base_seed"], variant_seed=a["variant_seed"],
+                           alpha=a.get("alpha", compare.ALPHA)))
+        if comparison["base_rules"] is None:
+            notes.append(ctx.t("compare_snapshot_rules"))
+    elif not len(rows):
+        notes.append(ctx.t("no_changes"))
+    section = make_section(ctx, KEY, title="sec_changes", text_key="sec_changes_text",
+                           text_fields={"sources": sources(ctx.rules.sources, ctx.lang),
+                                        "base": name},
+                           figures=tuple(figures), tables=tuple(tables), notes=tuple(notes))
+    if comparison is None:
+        return section
+    return dataclasses.replace(section, provenance=section.provenance + (
+        (ctx.t("baseline"), f"{name} ({label['fingerprint']})"),))
+
+
+def _curves(comparison: dict, name: str, ctx: Context):
+    """Death when stabilised, both rule sets overlaid (the curves each snapshot stores)."""
+    from ... import plots
+    from ..diff import death_curves_table
+
+    first = death_curves_table(comparison["base"])
+    second = death_curves_table(comparison["variant"])
+    wall = int(max(first["seconds"].max(), second["seconds"].max()))
+    ax = plots.compare_death_curves(first, second, names=(name, ctx.t("col_variant")),
+                                    lang=ctx.lang, wall=wall)
+    return figure_from_axes(f"{KEY}_death_curves", ax,
+                            ctx.t("changes_curves", base=name, hp=5), lang=ctx.lang)

@@ -25,4 +25,4 @@ def render(results: dict, ctx: Context):
     plots.sp_distribution(results["table"], ax=right, lang=ctx.lang)
     return make_section(ctx, KEY, title="sec_d20", text_key="sec_d20_text",
                         rules_sections=RULES_SECTIONS,
-                        figures=(figure_from_axes(f"{KEY}_tests", left, ctx.t("d20_title")),))
+                        figures=(figure_from_axes(f"{KEY}_tests", left, ctx.t("d20_title"), lang=ctx.lang),))

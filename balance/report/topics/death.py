@@ -28,7 +28,7 @@ def compute(rules: Rules, settings) -> dict:
 def render(results: dict, ctx: Context):
     wall = ctx.rules["injuries"]["automatic_death_seconds"]
     ax = plots.death_curves(results["surface"], lang=ctx.lang, wall=wall)
-    fig = figure_from_axes(f"{KEY}_curves", ax, ctx.t("death_title"))
+    fig = figure_from_axes(f"{KEY}_curves", ax, ctx.t("death_title"), lang=ctx.lang)
     grid = results["grid"]
     wide = grid.pivot_table(index=["wounds", "negative_hp"], columns="seconds",
                             values="probability").map(lambda p: fmt_prob(p, lang=ctx.lang))

@@ -51,5 +51,5 @@ def render(results: dict, ctx: Context):
     return make_section(ctx, KEY, title="sec_duels", text_key="sec_duels_text",
                         text_fields=_readings(ctx), rules_sections=RULES_SECTIONS,
                         simulated=[run],
-                        figures=(figure_from_axes(f"{KEY}_gap", ax, ctx.t("duel_title")),),
+                        figures=(figure_from_axes(f"{KEY}_gap", ax, ctx.t("duel_title"), lang=ctx.lang),),
                         tables=(Table(f"{KEY}_table", wide, ctx.t("duel_caption")),))

@@ -50,7 +50,7 @@ def render(results: dict, ctx: Context):
     return make_section(ctx, KEY, title="sec_encounters", text_key="sec_encounters_text",
                         rules_sections=RULES_SECTIONS, simulated=[run],
                         figures=(figure_from_axes(f"{KEY}_calibration", top,
-                                                  ctx.t("calibration_title", level=LEVEL)),),
+                                                  ctx.t("calibration_title", level=LEVEL), lang=ctx.lang),),
                         tables=(Table(f"{KEY}_table", shown),))
 
 

@@ -27,9 +27,9 @@ def render(results: dict, ctx: Context):
     figures = []
     for n in WOUNDS:
         ax = plots.injury_bands(surface, negative_hp=NEGATIVE_HP, wounds=n, lang=ctx.lang)
-        figures.append(figure_from_axes(f"{KEY}_bands_{n}", ax, ax.get_title("left")))
+        figures.append(figure_from_axes(f"{KEY}_bands_{n}", ax, ax.get_title("left"), lang=ctx.lang))
     ax = plots.injury_heatmap(surface, negative_hp=NEGATIVE_HP, wounds=WOUNDS[0], lang=ctx.lang)
-    figures.append(figure_from_axes(f"{KEY}_heatmap", ax, ax.get_title("left")))
+    figures.append(figure_from_axes(f"{KEY}_heatmap", ax, ax.get_title("left"), lang=ctx.lang))
     table = results["table"]
     name = name_column(table, "injury", ctx.lang)
     shown = table[["low", "high", "modifier", name]].rename(

@@ -41,5 +41,5 @@ def render(results: dict, ctx: Context):
     cols = [ctx.t("injury"), ctx.t("exact"), ctx.t("col_estimate"), ctx.t("col_ci")]
     return make_section(ctx, KEY, title="sec_mc", text_key="sec_mc_text",
                         rules_sections=RULES_SECTIONS, simulated=[sim],
-                        figures=(figure_from_axes(f"{KEY}_injuries", ax, ax.get_title("left")),),
+                        figures=(figure_from_axes(f"{KEY}_injuries", ax, ax.get_title("left"), lang=ctx.lang),),
                         tables=(Table(f"{KEY}_table", shown[cols].reset_index(drop=True)),))

@@ -36,5 +36,5 @@ def render(results: dict, ctx: Context):
                                 "expected_change": ctx.t("expected_change")})
     return make_section(ctx, KEY, title="sec_negotiation", text_key="sec_negotiation_text",
                         rules_sections=RULES_SECTIONS,
-                        figures=(figure_from_axes(f"{KEY}_curves", ax, ctx.t("negotiation_title")),),
+                        figures=(figure_from_axes(f"{KEY}_curves", ax, ctx.t("negotiation_title"), lang=ctx.lang),),
                         tables=(Table(f"{KEY}_best", best.reset_index(drop=True)),))

@@ -38,5 +38,5 @@ def render(results: dict, ctx: Context):
                         text_key="sec_negotiation_rules_text",
                         text_fields={"difficulty": DIFFICULTY, "price": PRICE},
                         rules_sections=RULES_SECTIONS,
-                        figures=(figure_from_axes(f"{KEY}_compare", ax, ctx.t("compare_title")),),
+                        figures=(figure_from_axes(f"{KEY}_compare", ax, ctx.t("compare_title"), lang=ctx.lang),),
                         tables=(Table(f"{KEY}_table", shown),))

@@ -31,11 +31,11 @@ def render(results: dict, ctx: Context):
     plots.opposed_heatmap(results["opposed"], ax=axs[1, 0], lang=ctx.lang)
     plots.tier_curves(results["tiers"], grade="Hard", ax=axs[1, 1], lang=ctx.lang,
                       rules=ctx.rules)
-    skills = figure_from_axes(f"{KEY}_skills", axs[0, 0], ctx.t("sec_percentile"))
+    skills = figure_from_axes(f"{KEY}_skills", axs[0, 0], ctx.t("sec_percentile"), lang=ctx.lang)
     fig = Figure(figsize=(10, 5.4), layout="constrained")
     for ax, (name, dist) in zip(fig.subplots(2, 3).flat, results["attributes"].items()):
         plots.attribute_distribution(dist, ax=ax, lang=ctx.lang, attribute=name,
                                      title=ctx.t(f"attr_{name}"))
-    attrs = figure_from_axes(f"{KEY}_attributes", ax, ctx.t("rolled_humans"))
+    attrs = figure_from_axes(f"{KEY}_attributes", ax, ctx.t("rolled_humans"), lang=ctx.lang)
     return make_section(ctx, KEY, title="sec_percentile", text_key="sec_percentile_text",
                         rules_sections=RULES_SECTIONS, figures=(skills, attrs))

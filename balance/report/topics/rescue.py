@@ -48,6 +48,6 @@ def render(results: dict, ctx: Context):
                      negative_hp=SCENARIO["negative_hp"], ap=SCENARIO["action_ap"])
     return make_section(ctx, KEY, title="sec_rescue", text_key="sec_rescue_text",
                         rules_sections=RULES_SECTIONS, simulated=[sim],
-                        figures=(figure_from_axes(f"{KEY}_curve", ax, cap),),
+                        figures=(figure_from_axes(f"{KEY}_curve", ax, cap, lang=ctx.lang),),
                         tables=(Table(f"{KEY}_scenario", shown,
                                       ctx.t("scenario", scenario=scenario)),))

@@ -34,7 +34,7 @@ def render(results: dict, ctx: Context):
     rest = ctx.rules["rest"]
     day = results["day"]
     ax = plots.rest_regeneration(day, lang=ctx.lang, rules=ctx.rules)
-    figure = figure_from_axes(f"{KEY}_day", ax, ctx.t("rest_title"))
+    figure = figure_from_axes(f"{KEY}_day", ax, ctx.t("rest_title"), lang=ctx.lang)
     name = name_column(day, "quality", ctx.lang)
     shown = day[day["hours"].isin(TABLE_HOURS)].pivot_table(
         index=[name, "score"], columns="hours", values="regeneration", aggfunc="first",

@@ -35,7 +35,7 @@ def render(results: dict, ctx: Context):
     cooldown = time["opportunity_attack_cooldown"]
     grid = results["grid"]
     ax = plots.reaction_grid(grid, lang=ctx.lang, highlight=cooldown)
-    figure = figure_from_axes(f"{KEY}_reactions", ax, ctx.t("reaction_title"))
+    figure = figure_from_axes(f"{KEY}_reactions", ax, ctx.t("reaction_title"), lang=ctx.lang)
     counts = grid.groupby("cooldown", sort=True)["answered"].agg(["sum", "size"])
     answered = pd.DataFrame({
         ctx.t("col_cooldown"): counts.index.to_numpy(),

@@ -46,6 +46,6 @@ def render(results: dict, ctx: Context):
     wide.columns.name = ctx.t("cunning")
     return make_section(ctx, KEY, title="sec_treatment", text_key="sec_treatment_text",
                         rules_sections=RULES_SECTIONS,
-                        figures=(figure_from_axes(f"{KEY}_curves", axs, ctx.t("sec_treatment")),),
+                        figures=(figure_from_axes(f"{KEY}_curves", axs, ctx.t("sec_treatment"), lang=ctx.lang),),
                         tables=(Table(f"{KEY}_table", wide, f"{ctx.t('cure_chance')} / "
                                       f"{ctx.t('expected_hours')}"),))

@@ -10,38 +10,29 @@ import pandas as pd
 
 from ... import plots
 from ...rules import Rules, default_rules, load_rules
-from .. import data
-from ...labels import count, decimal_mark, unit_name
+from .. import compare, data
+from ...labels import count
 from ..model import Table, figure_from_axes
 from ._base import Context, make_section
 
 KEY = "variants"
 REQUIRES = ("balance.regression", "balance.montecarlo")
-#: metrics left out of the report's comparison (about 80 % of its Monte Carlo time);
-#: ``balance diff bundled VARIANT`` has them
-LEFT_OUT = ("fights.*", "duel.*")
 #: the variant whose death curves are overlaid on the bundled ones, and at which negative HP
 CURVE_VARIANT = "death_threshold_180"
 CURVE_HP = 5
-ALPHA = 0.05
+ALPHA = compare.ALPHA
 
 
-def compared_metrics() -> list:
-    """The catalogue's metrics this section compares (all but :data:`LEFT_OUT`)."""
-    from ...regression import catalogue
-
-    return [m for m in catalogue()
-            if not any(fnmatch.fnmatchcase(m.name, p) for p in LEFT_OUT)]
-
-
-def compute(rules: Rules, settings) -> dict:
-    """Compare every bundled variant with the bundled rules (the base is always the bundled
-    rules, whatever rules the report is about); Monte Carlo metrics run the report's trials
-    (times each metric's own scale) from the report's seed, the variants from an independent
-    seed."""
+def compute(rules: Rules, settings) -> dict | None:
+    """Compare every bundled variant with the bundled rules, in the report of the bundled
+    rules only (a variant's report compares the variant itself: section ``changes``); Monte
+    Carlo metrics run the report's trials (times each metric's own scale) from the report's
+    seed, the variants from an independent seed."""
     from ..diff import bundled_comparisons
 
-    metrics = compared_metrics()
+    if rules.fingerprint != default_rules().fingerprint:
+        return None
+    metrics = compare.compared_metrics()
     comparisons = bundled_comparisons(trials=settings.trials, seed=settings.seed,
                                       only=[m.name for m in metrics])
     base, variant = default_rules(), load_rules(CURVE_VARIANT)
@@ -57,43 +48,15 @@ def compute(rules: Rules, settings) -> dict:
 def _left_out() -> list:
     from ...regression import catalogue
 
-    return [m for m in catalogue() if any(fnmatch.fnmatchcase(m.name, p) for p in LEFT_OUT)]
-
-
-def _p(p: float) -> str:
-    """A p-value as :mod:`balance.regression` shows it (never as 0)."""
-    from ...regression.checking import p_text
-
-    return p_text(p)
-
-
-def _mark(shown: str, ctx: Context) -> str:
-    """A number written by :mod:`balance.regression` with the decimal mark of ``ctx.lang``."""
-    return decimal_mark(shown, ctx.lang)
+    return [m for m in catalogue()
+            if any(fnmatch.fnmatchcase(m.name, p) for p in compare.LEFT_OUT)]
 
 
 def _shown(frame: pd.DataFrame, name: str, ctx: Context) -> pd.DataFrame:
     """Every Monte Carlo metric and every exact metric that changed, as display strings."""
-    from ...regression.checking import change_text, value_text
-
-    rows = frame[~frame["exact"] | frame["significant"]]
-    yes, no = ctx.t("yes"), ctx.t("no")
-    return pd.DataFrame({
-        ctx.t("col_metric", variant=name): [m + (f" [{c}]" if c else "")
-                              for m, c in zip(rows["metric"], rows["category"])],
-        ctx.t("col_kind"): rows["exact"].map({True: ctx.t("kind_exact"),
-                                              False: ctx.t("kind_mc")}),
-        ctx.t("col_base"): [_mark(value_text(v, u), ctx)
-                             for v, u in zip(rows["base"], rows["unit"])],
-        ctx.t("col_variant_side"): [_mark(value_text(v, u), ctx)
-                                    for v, u in zip(rows["variant"], rows["unit"])],
-        ctx.t("col_change"): [_mark(change_text(v, u, unit_name(u, ctx.lang)), ctx)
-                              for v, u in zip(rows["change"], rows["unit"])],
-        ctx.t("col_test"): [ctx.t("exact") if e else _mark(_p(p), ctx)
-                            for e, p in zip(rows["exact"], rows["p_adjusted"])],
-        ctx.t("col_significant"): rows["significant"].map({True: yes, False: no}),
-        ctx.t("col_moved"): rows["moved"].map({True: yes, False: no}),
-    }).reset_index(drop=True)
+    shown = compare.metrics_shown(frame, ctx.lang, rows="report",
+                                  rules=(default_rules(), load_rules(name)))
+    return shown.rename(columns={ctx.t("col_metric_plain"): ctx.t("col_metric", variant=name)})
 
 
 def render(results: dict, ctx: Context):
@@ -111,7 +74,7 @@ def render(results: dict, ctx: Context):
                                     names=(ctx.t("bundled_name"), CURVE_VARIANT),
                                     lang=ctx.lang, rules=base_ctx.rules)
     figure = figure_from_axes(f"{KEY}_death_curves", ax,
-                              ctx.t("variant_curves", variant=CURVE_VARIANT))
+                              ctx.t("variant_curves", variant=CURVE_VARIANT), lang=ctx.lang)
     first = next(iter(comparisons.values()))
     a = first.attrs
     mc = pd.concat([f[~f["exact"]] for f in comparisons.values()])

@@ -1,0 +1,199 @@
+"""A variant against its baseline, for the report and for ``balance diff --html`` (one
+renderer): what the rules change, row by row for tables, and every metric of the regression
+catalogue with its test (:func:`balance.regression.compare_snapshots`: Holm's correction).
+
+Computing (:func:`compare_rules`) is apart from the display tables (:func:`change_rows_shown`,
+:func:`metrics_shown`), which only format.
+
+>>> import balance as bl
+>>> rows = change_rows(bl.load_rules("death_threshold_180"), bl.load_rules())
+>>> rows[["key", "old", "new"]].to_dict("records")
+[{'key': 'injuries.death_threshold', 'old': 176, 'new': 180}]
+"""
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+from ..labels import decimal_mark, text, unit_name
+from ..rules import Rules, default_rules, plain, resolve
+
+__all__ = ["LEFT_OUT", "ALPHA", "compared_metrics", "compare_rules", "change_rows",
+           "change_rows_shown", "metrics_shown", "category_shown", "value_shown", "changed"]
+
+#: metrics left out of the report's comparisons (about 80 % of their Monte Carlo time);
+#: ``balance diff`` has them
+LEFT_OUT = ("fights.*", "duel.*")
+ALPHA = 0.05
+
+
+def compared_metrics() -> list:
+    """The catalogue's metrics a report compares (all but :data:`LEFT_OUT`)."""
+    from ..regression import catalogue
+
+    return [m for m in catalogue()
+            if not any(fnmatch.fnmatchcase(m.name, p) for p in LEFT_OUT)]
+
+
+def _row_changes(base: Any, new: Any, path: str = "") -> list[tuple[str, Any, Any]]:
+    """Every value that differs between two rules trees: (dotted path, old, new); a table (a
+    list of mappings) is compared row by row, a changed row is one change (old row, new row),
+    a row only one side has is ``None`` on the other."""
+    if isinstance(base, Mapping) and isinstance(new, Mapping):
+        out = []
+        for key in list(base) + [k for k in new if k not in base]:
+            out += _row_changes(base.get(key), new.get(key), f"{path}.{key}" if path else str(key))
+        return out
+    rows = (list, tuple)
+    if isinstance(base, rows) and isinstance(new, rows) and \
+            any(isinstance(v, Mapping) for v in (*base, *new)):
+        out = []
+        for i in range(max(len(base), len(new))):
+            a = base[i] if i < len(base) else None
+            b = new[i] if i < len(new) else None
+            if plain(a) != plain(b):
+                out.append((f"{path}[{i + 1}]", plain(a), plain(b)))
+        return out
+    return [] if plain(base) == plain(new) else [(path, plain(base), plain(new))]
+
+
+def change_rows(rules: Rules, base: Rules | None = None) -> pd.DataFrame:
+    """What ``rules`` change against ``base`` (default: the bundled rules), one row per value
+    or per table row (``injuries.table[29]``, rows counted from 1): key, old, new (a table row
+    as its mapping; None where the row is new or gone)."""
+    base = default_rules() if base is None else base
+    rows = _row_changes(base.to_dict(), resolve(rules).to_dict())
+    return pd.DataFrame(rows, columns=["key", "old", "new"])
+
+
+def value_shown(value: Any, lang: str = "en") -> str:
+    """A rules value for a reader: a table row as ``low 151 · high 175 · modifier -15``
+    (names in both languages as ``en / fr``), a list as its items, booleans as yes / no,
+    numbers with the language's decimal mark; a missing row as an em dash."""
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return text("yes" if value else "no", lang)
+    if isinstance(value, float):
+        return decimal_mark(f"{value:g}", lang)
+    if isinstance(value, Mapping):
+        return " · ".join(f"{k} {value_shown(v, lang)}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return ", ".join(value_shown(v, lang) for v in value)
+    return str(value)
+
+
+def change_rows_shown(rows: pd.DataFrame, lang: str = "en", *,
+                      base_name: str | None = None) -> pd.DataFrame:
+    """:func:`change_rows` for display: rule, old value (or row), new value (or row)."""
+    return pd.DataFrame({
+        text("col_rule", lang): rows["key"],
+        base_name or text("col_bundled", lang): [value_shown(v, lang) for v in rows["old"]],
+        text("col_variant", lang): [value_shown(v, lang) for v in rows["new"]]})
+
+
+def compare_rules(rules: Rules, baseline: Any, *, trials: int, seed: int,
+                  alpha: float = ALPHA) -> dict | None:
+    """Compare ``rules`` with ``baseline`` (Rules or a regression Snapshot); None when they
+    are the same rules.
+
+    Against rules, both sides are measured here (the catalogue but :data:`LEFT_OUT`, the
+    baseline from ``seed``, the variant from an independent seed, as ``balance diff``);
+    against a snapshot, the variant is measured with the snapshot's metrics, trials and an
+    independent seed. Returns ``frame`` (the comparison), ``base`` and ``variant``
+    (snapshots), ``base_rules`` (None when the snapshot's rules are not known here) and
+    ``changes`` (:func:`change_rows` against them, or against the bundled rules).
+    """
+    from ..regression.diff import compare_snapshots, independent_seed
+    from ..regression.snapshot import take
+
+    if isinstance(baseline, Rules):
+        if baseline.fingerprint == rules.fingerprint:
+            return None
+        names = [m.name for m in compared_metrics()]
+        base = take(baseline, trials=trials, seed=seed, only=names)
+        base_rules = baseline
+    else:
+        base = baseline
+        names = [m.name for m in base.metrics]
+        base_rules = default_rules() if base.fingerprint == default_rules().fingerprint \
+            else None
+    variant = take(rules, trials=base.trials, seed=independent_seed(base.seed), only=names)
+    frame = compare_snapshots(base, variant, alpha=alpha)
+    return {"frame": frame, "base": base, "variant": variant, "base_rules": base_rules,
+            "changes": change_rows(rules, base_rules)}
+
+
+def changed(frame: pd.DataFrame) -> pd.DataFrame:
+    """The metrics that changed: Monte Carlo ones significant after Holm's correction, exact
+    ones that differ (the ``significant`` column of the comparison); those that moved beyond
+    their tolerance first, then exact ones, then by p-value and by the size of the change."""
+    rows = frame[frame["significant"]]
+    order = rows.assign(_moved=~rows["moved"], _mc=~rows["exact"],
+                        _p=rows["p_adjusted"].fillna(0.0), _size=-rows["change"].abs())
+    return order.sort_values(["_moved", "_mc", "_p", "_size", "metric"], kind="stable").drop(
+        columns=["_moved", "_mc", "_p", "_size"])
+
+
+def category_shown(category: str, lang: str = "en", rules: tuple[Rules, ...] = ()) -> str:
+    """A distribution metric's category in ``lang``: an injury by the rules' own names (its
+    ``en``/``fr`` columns, of any of ``rules``), death, tiers and outcomes by their labels,
+    ``injury -5`` as the severity band; a category without a translation as it is."""
+    if lang == "en" or not category:
+        return category
+    for r in rules or (default_rules(),):
+        sec = r["injuries"]
+        for row in (*sec["table"], sec["death"], sec["automatic_death"]):
+            if row.get("en") == category:
+                return row.get(lang) or category
+    if category.startswith("injury "):
+        return f"{text('injury', lang)} {category[len('injury '):]}"
+    key = f"cat_{category}"
+    try:
+        return text(key, lang)
+    except KeyError:
+        return "/".join(category_shown(c, lang, rules) for c in category.split("/")) \
+            if "/" in category else category
+
+
+def metrics_shown(frame: pd.DataFrame, lang: str = "en", *, rows: str = "all",
+                  base_name: str | None = None, variant_name: str | None = None,
+                  rules: tuple[Rules, ...] = ()) -> pd.DataFrame:
+    """A comparison as display strings, one row per metric: metric, kind, baseline, variant,
+    change, test (p after Holm, or exact), significant, moved beyond tolerance.
+
+    ``rows``: ``"all"``, ``"changed"`` (significant only) or ``"report"`` (every Monte Carlo
+    metric and the exact ones that changed). Categories in ``lang`` (:func:`category_shown`
+    with the names of ``rules``).
+    """
+    from ..regression.checking import change_text, p_text, value_text
+
+    if rows == "changed":
+        frame = changed(frame)
+    elif rows == "report":
+        frame = frame[~frame["exact"] | frame["significant"]]
+    yes, no = text("yes", lang), text("no", lang)
+
+    def mark(shown: str) -> str:
+        return decimal_mark(shown, lang)
+
+    return pd.DataFrame({
+        text("col_metric_plain", lang): [
+            m + (f" [{category_shown(c, lang, rules)}]" if c else "")
+            for m, c in zip(frame["metric"], frame["category"])],
+        text("col_kind", lang): frame["exact"].map({True: text("kind_exact", lang),
+                                                    False: text("kind_mc", lang)}),
+        base_name or text("col_base", lang): [mark(value_text(v, u))
+                                              for v, u in zip(frame["base"], frame["unit"])],
+        variant_name or text("col_variant_side", lang): [
+            mark(value_text(v, u)) for v, u in zip(frame["variant"], frame["unit"])],
+        text("col_change", lang): [mark(change_text(v, u, unit_name(u, lang)))
+                                   for v, u in zip(frame["change"], frame["unit"])],
+        text("col_test", lang): [text("exact", lang) if e else mark(p_text(p))
+                                 for e, p in zip(frame["exact"], frame["p_adjusted"])],
+        text("col_significant", lang): frame["significant"].map({True: yes, False: no}),
+        text("col_moved", lang): frame["moved"].map({True: yes, False: no}),
+    }).reset_index(drop=True)
