@@ -18,6 +18,7 @@ from .percentile import (attribute_distribution, duel_gap, grade_curves, opposed
                          tier_curves)
 from .processes import campaign_deaths, knockout_risk, rescue_curves, wound_burden
 from .recovery import reaction_grid, rest_regeneration
+from .tuning import tornado
 
 __all__ = ["PALETTE", "death_curves", "compare_death_curves", "injury_bands", "injury_heatmap", "d20_success",
            "sp_distribution", "treatment_curves", "negotiation_curves", "negotiation_rules",
@@ -25,7 +26,7 @@ __all__ = ["PALETTE", "death_curves", "compare_death_curves", "injury_bands", "i
            "interval_curves", "rescue_curves", "campaign_deaths", "wound_burden",
            "knockout_risk", "tier_curves", "grade_curves", "opposed_heatmap", "duel_gap",
            "attribute_distribution", "calibration_rates", "rest_regeneration", "reaction_grid",
-           "save"]
+           "tornado", "save"]
 
 
 def save(ax, path, **options) -> None:

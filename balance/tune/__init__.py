@@ -13,8 +13,11 @@
 """
 from __future__ import annotations
 
+from .fit import Fitted, fit
 from .objective import objective
+from .sensitivity import Sensitivity, sensitivity, sobol_indices
 from .solve import Tuned, solve
 from .space import TRANSFORMS, Knob, knob, numeric_keys
 
-__all__ = ["solve", "Tuned", "knob", "Knob", "TRANSFORMS", "numeric_keys", "objective"]
+__all__ = ["solve", "Tuned", "fit", "Fitted", "sensitivity", "Sensitivity", "sobol_indices",
+           "knob", "Knob", "TRANSFORMS", "numeric_keys", "objective"]
