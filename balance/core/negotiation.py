@@ -62,10 +62,36 @@ def _change(code: np.ndarray, points: np.ndarray, ask: Fraction) -> np.ndarray:
 
 
 def price_change(success_points, ask, *, rules: Rules | None = None):
-    """Price change in % for given points of the Psychology Test (negative = failed Test, §1.5).
+    """Price change in % for given points of the Psychology Test (core rules, negotiation).
 
-    Vectorised over ``success_points``; returns S.P. for a partial success, ``ask`` for a full one.
+    Failed (negative points), or fewer S.P. than ``ask / 4``: 0; ``ask/4 <= S.P. < ask/2``: the
+    S.P.; ``S.P. >= ask/2``: the ask. Thresholds are compared exactly, never after rounding; the
+    divisors are ``[negotiation]`` data.
 
+    Parameters
+    ----------
+    success_points : int or array_like of int
+        Points of the Test (negative: a failed Test).
+    ask : number
+        The change asked for, in % (``0 < ask <= 1000``, ``MAX_ASK``); fractions are kept exact.
+    rules : Rules, optional
+        Rules to read ``[negotiation]`` and the d20 from (default: the bundled rules).
+
+    Returns
+    -------
+    int, float or numpy.ndarray
+        The change in %: a number for scalar input, else an array.
+
+    Raises
+    ------
+    ValueError
+        Points that are not integers, or an ask that is not a number in (0, 1000].
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.negotiation.price_change(6, ask=20)
+    6
     >>> price_change([2, 3, 4, 7, 8], ask=15)       # thresholds 3.75 and 7.5, compared exactly
     array([ 0.,  0.,  4.,  7., 15.])
     """
@@ -84,10 +110,36 @@ def price_change(success_points, ask, *, rules: Rules | None = None):
 
 def ask_outcomes(psychology: int, ask, modifier: int = 0, *,
                  rules: Rules | None = None) -> pd.Series:
-    """Exact outcome of asking ``ask`` % with Psychology ``psychology`` (+ ``modifier``).
+    """Exact outcome of asking ``ask`` % with Psychology ``psychology`` (core rules, negotiation).
 
-    Returns a Series: unchanged, partial, full (probabilities, summing to 1) and
-    expected_change (in %, the magnitude by which the price moves in the asker's favour).
+    Parameters
+    ----------
+    psychology : int
+        The Psychology characteristic (-10,000..10,000).
+    ask : number
+        The change asked for, in % (``0 < ask <= 1000``, ``MAX_ASK``); fractions are kept exact.
+    modifier : int, default 0
+        Sum of the Test's modifiers.
+    rules : Rules, optional
+        Rules to read ``[negotiation]`` and the d20 from (default: the bundled rules).
+
+    Returns
+    -------
+    pandas.Series
+        unchanged, partial, full (probabilities, summing to 1) and expected_change (in %, the
+        magnitude by which the price moves in the asker's favour).
+
+    Raises
+    ------
+    ValueError
+        A Psychology or modifier that is not a whole number in -10,000..10,000, or an ask that is
+        not a number in (0, 1000], naming the argument.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.negotiation.ask_outcomes(psychology=12, ask=20).round(2).tolist()
+    [0.65, 0.25, 0.1, 3.75]
     """
     rules = resolve(rules)
     die = rules["d20"]["die"]
@@ -103,8 +155,36 @@ def ask_outcomes(psychology: int, ask, modifier: int = 0, *,
 
 def ask_table(psychology: int, asks=None, modifier: int = 0, *,
               rules: Rules | None = None) -> pd.DataFrame:
-    """:func:`ask_outcomes` for many asks (default: every whole ask that can pay off, up to
-    :data:`MAX_ASK`)."""
+    """:func:`ask_outcomes` for many asks, one row each (core rules, negotiation).
+
+    Parameters
+    ----------
+    psychology : int
+        The Psychology characteristic (-10,000..10,000).
+    asks : iterable of number, optional
+        The asks, in %; default: every whole ask that can pay off, up to ``MAX_ASK``.
+    modifier : int, default 0
+        Sum of the Test's modifiers.
+    rules : Rules, optional
+        Rules to read ``[negotiation]`` and the d20 from (default: the bundled rules).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by ask; columns unchanged, partial, full, expected_change.
+
+    Raises
+    ------
+    ValueError
+        A Psychology or modifier that is not a whole number in -10,000..10,000, or an ask that is
+        not a number in (0, 1000], naming the argument.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.negotiation.ask_table(12, asks=[12, 16, 20])["expected_change"].round(2).tolist()
+    [4.2, 4.3, 3.75]
+    """
     rules = resolve(rules)
     if asks is None:
         asks = range(1, _max_useful_ask(psychology, modifier, rules) + 1)
@@ -141,12 +221,37 @@ def _whole_ask_payoffs(c: int, asks: np.ndarray, rules: Rules) -> np.ndarray:
 
 
 def best_ask(psychology: int, modifier: int = 0, *, rules: Rules | None = None) -> int:
-    """The whole ask X that maximises the expected price change (the smallest one on a tie).
+    """The whole ask X that maximises the expected price change, the smallest one on a tie (core rules, negotiation).
 
-    The optimum is always a whole number: between consecutive integers the outcome sets do
-    not change and the payoff grows with X. Asks beyond ``partial_divisor x (C' - 1)`` never
-    pay off; the search ends there, or at :data:`MAX_ASK`. Exact integer arithmetic over all
-    the die's faces and asks at once (no table is built).
+    The optimum is always a whole number: between consecutive integers the outcome sets do not
+    change and the payoff grows with X. Asks beyond ``partial_divisor x (C' - 1)`` never pay
+    off; the search ends there, or at ``MAX_ASK``. Exact integer arithmetic over all the die's
+    faces and asks at once (no table is built).
+
+    Parameters
+    ----------
+    psychology : int
+        The Psychology characteristic (-10,000..10,000).
+    modifier : int, default 0
+        Sum of the Test's modifiers.
+    rules : Rules, optional
+        Rules to read ``[negotiation]`` and the d20 from (default: the bundled rules).
+
+    Returns
+    -------
+    int
+        The best ask, in %.
+
+    Raises
+    ------
+    ValueError
+        A Psychology or modifier that is not a whole number in -10,000..10,000.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.negotiation.best_ask(psychology=12)
+    16
     """
     rules = resolve(rules)
     asks = np.arange(1, _max_useful_ask(psychology, modifier, rules) + 1, dtype=np.int64)
@@ -155,10 +260,41 @@ def best_ask(psychology: int, modifier: int = 0, *, rules: Rules | None = None) 
 
 
 def negotiated_price(price, change, *, selling: bool = False, whole: bool = False):
-    """The price after a change of ``change`` % (down when buying, up when selling).
+    """The price after a change of ``change`` %, down when buying, up when selling (core rules, negotiation).
 
-    Kept exact; with ``whole=True`` rounded to whole NX in the merchant's favour (up when
-    buying, down when selling), as the GM guide does.
+    Kept exact; with ``whole=True`` rounded to whole NX in the merchant's favour (up when buying,
+    down when selling), as the GM guide does.
+
+    Parameters
+    ----------
+    price : number
+        The price before negotiation (>= 0).
+    change : number
+        The change won, in % (0..100), e.g. from :func:`price_change`.
+    selling : bool, default False
+        ``True`` when the asker sells (the price goes up).
+    whole : bool, default False
+        Round to whole NX in the merchant's favour.
+
+    Returns
+    -------
+    float or int
+        The exact price (float), or whole NX (int) with ``whole=True``.
+
+    Raises
+    ------
+    ValueError
+        A negative price, or a change outside 0..100.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.negotiation.negotiated_price(200, 6)
+    188.0
+    >>> bl.negotiation.negotiated_price(199, 6, whole=True)
+    188
+    >>> bl.negotiation.negotiated_price(199, 6, selling=True, whole=True)
+    210
     """
     check_number("price", price, min=0)
     check_number("change", change, min=0, max=100)
@@ -171,7 +307,43 @@ def negotiated_price(price, change, *, selling: bool = False, whole: bool = Fals
 
 def negotiation_sampler(n: int, rng: np.random.Generator, *, psychology: int, ask,
                         modifier: int = 0, rules: Rules | None = None) -> dict[str, np.ndarray]:
-    """Monte Carlo kernel: counts of unchanged/partial/full and the summed change in %."""
+    """Monte Carlo kernel of the Psychology ask (core rules, negotiation).
+
+    Parameters
+    ----------
+    n : int
+        Number of Tests.
+    rng : numpy.random.Generator
+        The stream the engine hands this block.
+    psychology : int
+        The Psychology characteristic (keyword; validated by :func:`simulate`).
+    ask : number
+        The change asked for, in %.
+    modifier : int, default 0
+        Sum of the Test's modifiers.
+    rules : Rules, optional
+        Rules to read ``[negotiation]`` and the d20 from (default: the bundled rules).
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        ``outcomes`` (counts of unchanged, partial, full), ``change_sum`` and ``change_sq_sum``
+        (the summed change in % and its square, for the mean and its interval).
+
+    Raises
+    ------
+    ValueError
+        An ask that cannot be read as a fraction (this kernel does not check its arguments).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import balance as bl
+    >>> out = bl.negotiation.negotiation_sampler(1_000, np.random.default_rng(1), psychology=12,
+    ...                                          ask=20)
+    >>> int(out["outcomes"].sum())
+    1000
+    """
     rules = resolve(rules)
     die = rules["d20"]["die"]
     faces = rng.integers(1, die + 1, size=n, dtype=np.int16)
@@ -187,8 +359,48 @@ def negotiation_sampler(n: int, rng: np.random.Generator, *, psychology: int, as
 
 def simulate(psychology: int, ask, modifier: int = 0, *, trials: int = 1_000_000, seed: RNGLike = None,
              rules: Rules | None = None, **run_options) -> Simulation:
-    """Monte Carlo twin of :func:`ask_outcomes`: ``.table`` has outcome, probability, ci_low,
-    ci_high, se; ``.extra["expected_change"]`` the mean change with its normal interval."""
+    """Monte Carlo twin of :func:`ask_outcomes` (core rules, negotiation).
+
+    Parameters
+    ----------
+    psychology : int
+        The Psychology characteristic (-10,000..10,000).
+    ask : number
+        The change asked for, in % (``0 < ask <= 1000``, ``MAX_ASK``); fractions are kept exact.
+    modifier : int, default 0
+        Sum of the Test's modifiers.
+    trials : int, default 1,000,000
+        Number of Tests (within the trials budget).
+    seed : int, SeedSequence, Generator or None
+        Seed of the run (``None``: fresh entropy, recorded in the result).
+    rules : Rules, optional
+        Rules to read ``[negotiation]`` and the d20 from (default: the bundled rules).
+    **run_options
+        Passed to ``balance.montecarlo.run`` (``workers``, ``chunk_size``, ``progress``).
+
+    Returns
+    -------
+    Simulation
+        ``.table``: indexed by outcome, columns probability, ci_low, ci_high, se, trials;
+        ``.extra["expected_change"]``: the mean change with its normal interval.
+
+    Raises
+    ------
+    ValueError
+        A Psychology or modifier that is not a whole number in -10,000..10,000, or an ask that is
+        not a number in (0, 1000], naming the argument.
+        Also ``trials`` outside the trials budget.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> sim = bl.negotiation.simulate(psychology=12, ask=20, trials=100_000, seed=1)
+    >>> sim.table.index.tolist()
+    ['unchanged', 'partial', 'full']
+    >>> row = sim.table.loc["full"]
+    >>> bool(abs(row.probability - 0.10) < 5 * row.se)  # exact: 0.10
+    True
+    """
     from .. import montecarlo
 
     rules = resolve(rules)
