@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import argparse
 import functools
+from pathlib import Path
 
 from balance.cli import build_parser
 
 ONE_METRIC = "d20.success@C8"
+#: the bundled injury table as ``balance rules export`` writes it (input of ``rules import``)
+INJURY_CSV = str(Path(__file__).parent / "tables" / "injuries.table.csv")
 
 #: command path -> a cheap invocation that exits 0 (or 1 for diff: the variant moves metrics)
 BASE: dict[tuple[str, ...], list[str]] = {
@@ -33,6 +36,13 @@ BASE: dict[tuple[str, ...], list[str]] = {
     ("rules", "show"): ["injuries.die"],
     ("rules", "variants"): [],
     ("rules", "assumptions"): [],
+    ("rules", "export"): ["injuries.table", "--csv", "table.csv"],
+    ("rules", "import"): ["injuries.table", INJURY_CSV, "--out", "variant.toml"],
+    ("dice",): ["4d6kh3"],
+    ("duel",): ["60", "50", "--trials", "200"],
+    ("weapons",): ["60", "--against", "50", "--weapons", "dagger", "broadsword", "--trials",
+                   "100"],
+    ("campaign",): ["--fights", "3", "--trials", "500"],
     ("snapshot",): ["--out", "snap.json", "--trials", "200", "--only", ONE_METRIC],
     ("diff",): ["bundled", "death_threshold_180", "--trials", "200", "--only", ONE_METRIC],
     ("check",): ["--baseline", "{baseline}", "--trials", "200"],

@@ -60,6 +60,10 @@ KINDS: dict[str, tuple[list, set, set]] = {
     "tol": (["", "abc", "x=1", f"{ONE_METRIC}=nan", f"{ONE_METRIC}=-1", f"{ONE_METRIC}=inf",
              "nope=0.1", MISSING], set(), set()),
     "section": (["abc", "é☃", "injuries.die.x", "\x1b[2J"], set(), {""}),
+    "dice_expr": (NUMBERS + ["1d0", "0d6", "2d6+", "4d6kx3", "1d1!", "1000d1000!"],
+                  {"-1", "0"}, set()),
+    "fraction": (NUMBERS + [MISSING, "1.5"], {"0"}, set()),   # a probability 0..1
+    "skill_pair": (NUMBERS + [MISSING], {"0"}, {"-1", HUGE, MISSING}),  # two positionals
 }
 
 #: (command, dest) -> kind; a dest alone applies to every command
@@ -90,6 +94,18 @@ KIND_OF = {
     ("opposed", "first"): "skill", ("opposed", "second"): "skill",
     ("opposed", "first_grade"): "name", ("opposed", "second_grade"): "name",
     ("rules show", "section"): "section",
+    ("rules export", "key"): "section", ("rules import", "key"): "section",
+    ("rules import", "file"): "path_in", "plot": "csv_out",
+    ("dice", "expression"): "dice_expr",
+    ("duel", "skill"): "skill_pair", ("duel", "other_skill"): "skill_pair", ("duel", "weapon"): "name",
+    ("duel", "armour"): "natural", ("duel", "shield"): "name", ("duel", "other_weapon"): "name",
+    ("duel", "other_shield"): "name", ("duel", "other_armour"): "natural",
+    ("weapons", "skill"): "skill", ("weapons", "against"): "skill",
+    ("weapons", "weapons"): "name", ("weapons", "armour"): "natural",
+    ("campaign", "fights"): "count", ("campaign", "knockout_chance"): "fraction",
+    ("campaign", "negative_hp"): "dice_count", ("campaign", "arrival"): "dice_number",
+    ("campaign", "cunning"): "signed", ("campaign", "hours_between"): "natural",
+    ("campaign", "policy"): "choice",
     ("bench", "only"): "name",
 }
 

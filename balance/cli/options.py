@@ -1,22 +1,37 @@
 """What every ``balance`` command shares: the parser that fails in one line, the options
-(``--format``, ``--lang``, ``--rules``, trials, workers, paths) and the printing of tables."""
+(``--format``, ``--lang``, ``--rules`` and ``--set``, ``--trials``/``--seed``/``--workers``,
+paths) and the printing of tables.
+
+One style across commands: what the question is about is positional (``balance tiers 65``,
+``balance dice 4d6kh3``, ``balance rules show injuries``), everything else is a long option
+with a default (``--seconds``, ``--trials``...). Numbers in table output: every fraction with
+4 decimals (``0.1700``); JSON and CSV carry full precision and the header values (seed,
+trials, skill, best ask...) as columns of every row.
+"""
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-from collections.abc import Sequence
-
-import pandas as pd
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ..labels import LANGS
 from ..text import plain_text
 
-__all__ = ["FORMATS", "Parser", "one_line", "add_format", "add_lang", "path_arg", "trials_arg",
-           "workers_arg", "add_rules", "load", "emit"]
+if TYPE_CHECKING:  # pandas is imported when a table is printed (a fast start)
+    import pandas as pd
+
+__all__ = ["FORMATS", "DEFAULT_SEED", "DIGITS", "Parser", "Setting", "one_line", "add_format",
+           "add_lang", "path_arg", "trials_arg", "seed_arg", "workers_arg", "add_rules", "add_mc", "load",
+           "rule_files", "emit"]
 
 
 FORMATS = ("table", "json", "csv")
+#: seed of every Monte Carlo command when --seed is not given (printed with the result)
+DEFAULT_SEED = 20260101
+#: decimals of the fractions of table output (JSON and CSV: full precision)
+DIGITS = 4
 
 
 class Parser(argparse.ArgumentParser):
@@ -78,6 +93,17 @@ def trials_arg(text: str) -> int:
     return _whole(text, MAX_TRIALS, "the trials budget")
 
 
+def seed_arg(text: str) -> int:
+    """argparse ``type=`` of ``--seed``: a whole number from 0 (numpy's SeedSequence)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 0, got {text!r}")
+    return value
+
+
 def workers_arg(text: str) -> int:
     """argparse ``type=`` of ``--workers``: a whole number of processes, at most the cores
     this machine lets the command use."""
@@ -86,18 +112,137 @@ def workers_arg(text: str) -> int:
     return _whole(text, max_workers(), "the cores of this machine")
 
 
+class Setting(str):
+    """One ``--set KEY=VALUE`` (the text as given), kept in ``args.rules`` in command-line
+    order with the ``--rules`` files; ``key`` dotted, ``value`` parsed as a TOML value."""
+
+    key: str
+    value: Any
+
+
+_WORD = __import__("re").compile(r"[A-Za-z_][\w' -]*")
+
+
+def setting_arg(text: str) -> Setting:
+    """argparse ``type=`` of ``--set``: ``KEY=VALUE``, VALUE a TOML value (``180``, ``0.5``,
+    ``"text"``, ``[1, 2]``, ``true``); a bare word (``Hard``) is read as text."""
+    import tomllib
+
+    key, sep, raw = text.partition("=")
+    key, raw = key.strip(), raw.strip()
+    if not sep or not key or not raw:
+        raise argparse.ArgumentTypeError(f"takes KEY=VALUE, e.g. injuries.death_threshold=180, "
+                                         f"got {text!r}")
+    parts = key.split(".")
+    if any(not part for part in parts):
+        raise argparse.ArgumentTypeError(f"{key!r}: a dotted rules key such as "
+                                         "injuries.death_threshold")
+    try:
+        value = tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        if not _WORD.fullmatch(raw):
+            raise argparse.ArgumentTypeError(
+                f"{key}: {raw!r} is not a TOML value (write 180, 0.5, \"text\", [1, 2] or "
+                "true)") from None
+        value = raw
+    setting = Setting(f"{key}={raw}")
+    setting.key, setting.value = key, value
+    return setting
+
+
 def add_rules(p: argparse.ArgumentParser) -> None:
+    """``--rules FILE`` and ``--set KEY=VALUE``, both repeatable, applied in the order given."""
     p.add_argument("--rules", action="append", default=[], metavar="FILE",
                    type=path_arg,
                    help="variant rules file, or the name of a bundled variant "
                         "(repeatable, applied in order; default: the bundled rules)")
+    p.add_argument("--set", action="append", dest="rules", metavar="KEY=VALUE",
+                   type=setting_arg,
+                   help="change one rule value without a file, e.g. --set "
+                        "injuries.death_threshold=180 or --set injuries.table.3.modifier=-5 "
+                        "(rows count from 1; the value is TOML: 180, 0.5, \"text\", [1, 2]); "
+                        "repeatable, applied in order with --rules")
 
 
-def load(files: Sequence[str]):
-    """The rules of ``--rules`` (bundled defaults when none)."""
+def rule_files(entries: Sequence[str]) -> list[str]:
+    """The files among ``args.rules`` (without the ``--set`` values)."""
+    return [e for e in entries if not isinstance(e, Setting)]
+
+
+def _overlay(rules, setting: Setting) -> dict:
+    """The nested overrides of one ``--set``: dotted keys, a number selects a table row
+    (from 1), and the whole table is replaced by its edited copy."""
+    from ..errors import RulesError, did_you_mean
+
+    parts = setting.key.split(".")
+    root: dict = {}
+    node: Any = root
+    data: Any = rules.to_dict()
+    for i, part in enumerate(parts[:-1]):
+        if isinstance(data, list):
+            break
+        if isinstance(data, dict) and isinstance(data.get(part), list):
+            table = data[part]
+            node[part] = table
+            data = table
+            rest = parts[i + 1:]
+            break
+        node = node.setdefault(part, {})
+        data = data.get(part) if isinstance(data, dict) else None
+    else:
+        node[parts[-1]] = setting.value
+        return root
+    where = ".".join(parts[:len(parts) - len(rest)])
+    target: Any = data
+    for j, part in enumerate(rest):
+        last = j == len(rest) - 1
+        if isinstance(target, list):
+            if not part.isdigit() or not 1 <= int(part) <= len(target):
+                raise RulesError(f"--set {setting.key}: {where} has rows 1 to {len(target)}, "
+                                 f"got {part!r}")
+            if last:
+                target[int(part) - 1] = setting.value
+            else:
+                target = target[int(part) - 1]
+        elif isinstance(target, dict):
+            if part not in target:
+                raise RulesError(f"--set {setting.key}: {where} has no column {part!r}"
+                                 f"{did_you_mean(part, target)}; columns: {', '.join(target)}")
+            if last:
+                target[part] = setting.value
+            else:
+                target = target[part]
+        else:
+            raise RulesError(f"--set {setting.key}: {where} is a value, not a table")
+        where = f"{where}.{part}"
+    return root
+
+
+def load(entries: Sequence[str]):
+    """The rules of ``--rules`` files and ``--set`` values, in the order given (bundled
+    defaults when none)."""
     from ..rules import load_rules
 
-    return load_rules(*files)
+    rules = load_rules()
+    for entry in entries:
+        if isinstance(entry, Setting):
+            rules = rules.updated(_overlay(rules, entry), source=f"--set {entry}")
+        else:
+            rules = load_rules(entry, base=rules)
+    return rules
+
+
+def add_mc(p: argparse.ArgumentParser, trials: int | None, *, workers: bool = True) -> None:
+    """``--trials`` (default ``trials``; None: exact unless given), ``--seed`` (default
+    :data:`DEFAULT_SEED`, printed with the result) and ``--workers``."""
+    p.add_argument("--trials", type=trials_arg, default=trials,
+                   help="Monte Carlo trials" + (f" (default {trials:,})" if trials else
+                                                ": simulate instead of the exact answer"))
+    p.add_argument("--seed", type=seed_arg, default=DEFAULT_SEED,
+                   help=f"seed (default {DEFAULT_SEED}: the same command gives the same output)")
+    if workers:
+        p.add_argument("--workers", type=workers_arg, default=1,
+                       help="worker processes (default 1, at most the machine's cores)")
 
 
 def _plain(value):
@@ -108,10 +253,41 @@ def _plain(value):
     return value
 
 
-def emit(frame: pd.DataFrame, fmt: str, *, title: str | None = None) -> None:
+def _header_text(header: Mapping[str, Any]) -> str:
+    return ", ".join(f"{k.replace('_', ' ')} {_shown(v)}" for k, v in header.items())
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int):
+        return f"{value}"
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            return str(value)
+        if 0 < abs(value) < 10 ** -DIGITS:
+            return f"{value:.2e}"
+        return f"{value:.{DIGITS}f}" if value != int(value) or abs(value) < 1 else f"{value:g}"
+    return str(value)
+
+
+def emit(frame: pd.DataFrame, fmt: str, *, title: str | None = None,
+         header: Mapping[str, Any] | None = None) -> None:
     """Print a result frame as a table, JSON records or CSV (stdout); names from a rules file
-    are printed without their control characters (:func:`balance.text.plain_text`)."""
+    are printed without their control characters (:func:`balance.text.plain_text`).
+
+    ``header``: the values the question was asked with (seed, trials, skill, best ask...):
+    the table's first line (after ``title``), and columns of every JSON/CSV row. Table
+    output shows fractions with :data:`DIGITS` decimals; JSON and CSV keep full precision.
+    """
+    import pandas as pd
+
     frame = frame.reset_index(drop=isinstance(frame.index, pd.RangeIndex))
+    if header and fmt != "table":
+        frame = frame.assign(**{k: [v] * len(frame) for k, v in header.items()
+                                if k not in frame.columns})
+    elif header:
+        title = f"{title}\n{_header_text(header)}" if title else _header_text(header)
     frame = frame.rename(columns=lambda c: plain_text(c) if isinstance(c, str) else c).map(
         lambda v: plain_text(v) if isinstance(v, str) else v)
     title = plain_text(title) if title else title
@@ -127,6 +303,11 @@ def emit(frame: pd.DataFrame, fmt: str, *, title: str | None = None) -> None:
         with pd.option_context("display.max_rows", 500, "display.width", 200,
                                "display.max_columns", 50):
             shown = frame.copy()
+            for col in shown.columns:
+                if pd.api.types.is_float_dtype(shown[col]):  # one number format
+                    shown[col] = shown[col].map(
+                        lambda v: "" if v != v else f"{v:.{DIGITS}f}" if abs(v) < 1e15 else
+                        f"{v:.4g}")
             for col in shown.columns[shown.isna().any()]:  # a missing value prints blank
                 shown[col] = shown[col].astype(object).where(shown[col].notna(), "")
             print(shown.to_string(index=False))

@@ -11,9 +11,8 @@ import sys
 import warnings
 
 import numpy as np
-import pandas as pd
 
-from .options import add_format, add_lang, add_rules, emit, load, trials_arg, workers_arg
+from .options import add_format, add_lang, add_mc, add_rules, emit, load
 
 __all__ = ["register"]
 
@@ -23,13 +22,24 @@ def _ints(p, name: str, help: str, default=None, required: bool = False) -> None
                    metavar="N", help=help)
 
 
-def _mc(p, trials: int | None) -> None:
-    p.add_argument("--trials", type=trials_arg, default=trials,
-                   help="Monte Carlo trials" + (f" (default {trials:,})" if trials else
-                                                ": simulate instead of the exact answer"))
-    p.add_argument("--seed", type=int, default=None, help="seed (default: fresh entropy)")
-    p.add_argument("--workers", type=workers_arg, default=1,
-                   help="worker processes (default 1, at most the machine's cores)")
+_mc = add_mc
+
+
+def _seeded(args) -> dict:
+    """The header of a Monte Carlo answer: its seed and trials."""
+    return {"seed": args.seed, "trials": args.trials}
+
+
+def _names(frame, lang: str, base: str):
+    """Table output names things in ``lang``: the ``base`` column holds that language's name
+    and the other language's column is left out (JSON/CSV keep both)."""
+    other = f"{base}_fr"
+    if other not in frame.columns:
+        return frame
+    frame = frame.copy()
+    if lang == "fr":
+        frame[base] = frame[other]
+    return frame.drop(columns=[other])
 
 
 # --- core rules -------------------------------------------------------------------------
@@ -40,6 +50,8 @@ def _death(args) -> int:
     rows = list(itertools.product(args.wounds, args.negative_hp, args.seconds))
     n, hp, s = (np.array(c) for c in zip(*rows))
     p = injuries.death_probability(seconds=s, negative_hp=hp, wounds=n, rules=rules)
+    import pandas as pd
+
     emit(pd.DataFrame({"seconds": s, "negative_hp": hp, "wounds": n,
                        "death_probability": np.atleast_1d(p)}), args.format)
     return 0
@@ -49,6 +61,7 @@ def _injuries(args) -> int:
     from ..core import injuries
 
     rules = load(args.rules)
+    header = {"seconds": args.seconds, "negative_hp": args.negative_hp, "wounds": args.wounds}
     if args.trials is None:
         frame = injuries.injury_distribution(args.seconds, args.negative_hp, args.wounds,
                                              rules=rules)
@@ -56,14 +69,19 @@ def _injuries(args) -> int:
         frame = injuries.simulate(args.seconds, args.negative_hp, args.wounds,
                                   trials=args.trials, seed=args.seed, workers=args.workers,
                                   rules=rules).table
+        header.update(_seeded(args))
     if not args.all:
         frame = frame[frame["probability"] > 0]
-    emit(frame, args.format)
+    if args.format == "table":
+        frame = _names(frame, args.lang, "injury")
+    emit(frame, args.format, header=header)
     return 0
 
 
 def _test(args) -> int:
     from ..core import d20
+
+    import pandas as pd
 
     rules = load(args.rules)
     if args.points:
@@ -89,7 +107,8 @@ def _negotiate(args) -> int:
     frame = negotiation.ask_table(args.psychology, asks, args.modifier, rules=rules)
     frame = frame.reset_index()
     frame["best"] = frame["ask"] == best
-    emit(frame, args.format, title=f"best ask: X = {best} %")
+    emit(frame, args.format, title=f"best ask: X = {best} %",
+         header={"psychology": args.psychology, "modifier": args.modifier, "best_ask": best})
     return 0
 
 
@@ -104,6 +123,8 @@ def _treat(args) -> int:
         rows.append({"cunning": args.cunning, "injury": args.injury, "level": level,
                      "chance": p, "expected_minutes": minutes,
                      "expected_hours": minutes / 60})
+    import pandas as pd
+
     emit(pd.DataFrame(rows), args.format)
     return 0
 
@@ -116,7 +137,8 @@ def _rescue(args) -> int:
                           wounds=args.wounds, action=args.action, action_ap=args.ap,
                           heal=args.heal, trials=args.trials, seed=args.seed,
                           workers=args.workers, rules=rules)
-    emit(sim.extra["death"], args.format)
+    emit(sim.extra["death"], args.format,
+         header={"arrival": args.arrival, "negative_hp": args.negative_hp, **_seeded(args)})
     return 0
 
 
@@ -144,7 +166,8 @@ def _rest(args) -> int:
             s = rest.quick_score(score, rules=rules)
         segments.append((h, s))
     frame = rest.rest_log(segments, hp=args.hp, max_hp=args.max_hp, rules=rules)
-    emit(frame, args.format, title=f"regeneration: {int(frame['regeneration'].sum())}")
+    total = int(frame["regeneration"].sum())
+    emit(frame, args.format, title=f"regeneration: {total}", header={"total": total})
     return 0
 
 
@@ -159,6 +182,8 @@ def _calibrate(args) -> int:
     for w in caught:
         if issubclass(w.category, encounters.EncounterAdvice):
             print(f"balance: advice: {w.message}", file=sys.stderr)
+    import pandas as pd
+
     emit(pd.DataFrame([{"ratios": " + ".join(args.ratios), "pcs": args.pcs,
                         "calibration": str(cal[0]), "value": float(cal[0]),
                         "challenge": cal[1]}]), args.format)
@@ -171,8 +196,9 @@ def _fight(args) -> int:
     rules = load(args.rules)
     sim = fights.simulate(args.creatures, args.party or None, level=args.level,
                           trials=args.trials, seed=args.seed, workers=args.workers, rules=rules)
-    table = sim.table.drop(columns=[c for c in ("seed", "fingerprint") if c in sim.table])
-    emit(table, args.format)
+    table = sim.table.drop(columns=[c for c in ("seed", "fingerprint", "trials")
+                                    if c in sim.table])
+    emit(table, args.format, header={"creatures": " ".join(args.creatures), **_seeded(args)})
     return 0
 
 
@@ -182,10 +208,14 @@ def _charisma(args) -> int:
     rules = load(args.rules)
     out = economy.charisma_negotiation(args.price, args.charisma, args.difficulty,
                                        selling=args.selling, rules=rules)
+    import pandas as pd
+
     frame = pd.DataFrame({"outcome": list(out.attrs["prices"]),
                           "probability": [out[k] for k in out.attrs["prices"]],
                           "price": list(out.attrs["prices"].values())})
-    emit(frame, args.format, title=f"expected price: {out['expected_price']:.2f}")
+    emit(frame, args.format, title=f"expected price: {out['expected_price']:.2f}",
+         header={"price": args.price, "charisma": args.charisma,
+                 "difficulty": args.difficulty, "expected_price": float(out["expected_price"])})
     return 0
 
 
@@ -193,10 +223,23 @@ def _charisma(args) -> int:
 def _tiers(args) -> int:
     from .. import percentile
 
+    import pandas as pd
+
     rules = load(args.rules)
     s = percentile.tiers(args.skill, args.grade, rules=rules)
-    frame = pd.DataFrame({"tier": s.index, "probability": s.to_numpy()})
-    emit(frame, args.format, title=f"skill {args.skill} %, grade {args.grade or 'Standard'}")
+    frame = pd.DataFrame({"tier": [_tier_name(t, args.lang, rules) for t in s.index],
+                          "probability": s.to_numpy()})
+    emit(frame, args.format, header={"skill": args.skill, "grade": args.grade or "Standard"})
+
+
+def _tier_name(key: str, lang: str, rules) -> str:
+    """A tier's name in ``lang`` (English: its key, as the JSON has always said)."""
+    if lang == "en":
+        return key
+    for row in rules.get("percentile.tiers.table", ()):
+        if row.get("key") == key:
+            return row.get(lang, key)
+    return key
     return 0
 
 
@@ -206,7 +249,10 @@ def _opposed(args) -> int:
     rules = load(args.rules)
     s = percentile.opposed(args.first, args.second, first_grade=args.first_grade,
                            second_grade=args.second_grade, rules=rules)
-    emit(pd.DataFrame({"outcome": s.index, "probability": s.to_numpy()}), args.format)
+    import pandas as pd
+
+    emit(pd.DataFrame({"outcome": s.index, "probability": s.to_numpy()}), args.format,
+         header={"first": args.first, "second": args.second})
     return 0
 
 
@@ -235,6 +281,7 @@ def register(sub) -> None:
     p.add_argument("--negative-hp", type=int, required=True, help="negative HP (>= 1)")
     p.add_argument("--wounds", type=int, default=0, help="unhealed injuries (default 0)")
     p.add_argument("--all", action="store_true", help="also list impossible outcomes")
+    add_lang(p, "language of the injury names in table output")
     _mc(p, None)
 
     p = _parser(sub, "test", "chance of a d20 Test, roll under (1.1)",
@@ -313,6 +360,7 @@ def register(sub) -> None:
     p.add_argument("--grade", default=None,
                    help="difficulty grade (Very Easy, Easy, Standard, Hard, Formidable, "
                         "Herculean, Hopeless; English or French)")
+    add_lang(p, "language of the tier names")
 
     p = _parser(sub, "opposed", "opposed d100 rolls (3.1)",
                 "Chances that the first side wins, the second wins, or a stalemate.", _opposed)

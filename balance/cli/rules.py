@@ -1,19 +1,28 @@
 """``balance rules``: check a variant file, show the rules in effect, list variants and
-assumptions. Registered by :mod:`balance.cli`."""
+assumptions, and move a table to and from a spreadsheet (``export`` / ``import``).
+Registered by :mod:`balance.cli`."""
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
 from typing import Any
 
-import pandas as pd
-
 from .options import add_format, add_rules, emit, load, path_arg
-from ..report.data import rules_value_text
 from ..rules import plain
 from ..text import plain_data
 
 __all__ = ["register"]
+
+#: widest cell of ``rules show`` in table output (longer values end with "…"; JSON and CSV
+#: keep them whole)
+CELL = 40
+
+
+def rules_value_text(value: Any) -> str:
+    """A rules value as one line of text (the report's form)."""
+    from ..report.data import rules_value_text as text
+
+    return text(value)
 
 
 def _check(args) -> int:
@@ -44,22 +53,128 @@ def _flatten(value: Any, path: str) -> list[tuple[str, str]]:
     return [(path, rules_value_text(value))]
 
 
+def _is_table(value: Any) -> bool:
+    return (isinstance(value, tuple) and bool(value)
+            and all(isinstance(row, Mapping) for row in value))
+
+
+def _cut(text: str, width: int = CELL) -> str:
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
 def _show(args) -> int:
+    import pandas as pd
+
     rules = load(args.rules)
     node = rules.get(args.section) if args.section else rules
     if args.format == "json":
         print(json.dumps(plain_data(plain(node)), ensure_ascii=False, indent=2))
         return 0
-    rows = _flatten(node, args.section or "")
-    emit(pd.DataFrame(rows, columns=["key", "value"]), args.format,
-         title=f"rules {rules.fingerprint} ({' + '.join(rules.sources)})")
+    title = f"rules {rules.fingerprint} ({' + '.join(rules.sources)})"
+    if args.format == "csv":
+        rows = _flatten(node, args.section or "")
+        emit(pd.DataFrame(rows, columns=["key", "value"]), args.format)
+        return 0
+    # table output: the plain values as key/value rows, then each table of rows as a table
+    values: list[tuple[str, str]] = []
+    tables: list[tuple[str, Any]] = []
+    stack: list[tuple[str, Any]] = [(args.section or "", node)]
+    while stack:
+        path, value = stack.pop(0)
+        if isinstance(value, Mapping):
+            stack[:0] = [(f"{path}.{k}" if path else k, v) for k, v in value.items()]
+        elif _is_table(value):
+            tables.append((path, value))
+        else:
+            values.append((path, _cut(rules_value_text(value), 2 * CELL)))
+    print(title)
+    if values:
+        emit(pd.DataFrame(values, columns=["key", "value"]), "table")
+    for path, rows in tables:
+        frame = rules.table(path)
+        for column in frame.columns:
+            frame[column] = frame[column].map(
+                lambda v: "" if v is None or v != v else _cut(rules_value_text(v)))
+        print()
+        emit(frame, "table", title=f"{path} ({len(rows)} rows; balance rules export {path} "
+                                   "--csv FILE for a spreadsheet)")
     return 0
 
 
+def _description(name: str) -> str:
+    """The leading comment of a bundled variant file, on one line."""
+    from importlib import resources
+
+    text = (resources.files("balance.rules") / "variants" / f"{name}.toml").read_text(
+        encoding="utf-8")
+    lines = []
+    for line in text.splitlines():
+        if not line.startswith("#"):
+            break
+        lines.append(line.lstrip("#").strip())
+    words = " ".join(lines)
+    return words.removeprefix("Example variant: ")
+
+
 def _variants(args) -> int:
+    import pandas as pd
+
     from ..rules import bundled_variants
 
-    emit(pd.DataFrame({"variant": bundled_variants()}), args.format)
+    names = bundled_variants()
+    frame = pd.DataFrame({"variant": names, "description": [_description(n) for n in names]})
+    if args.format == "table":
+        frame["description"] = frame["description"].map(lambda v: _cut(v, 2 * CELL))
+    emit(frame, args.format)
+    return 0
+
+
+def _target(path: str, force: bool, what: str) -> None:
+    """Refuse an output that exists (unless ``--force``) or is not a regular file, before
+    any work."""
+    from .._atomic import check_output_file
+
+    if check_output_file(what, path).exists() and not force:
+        raise ValueError(f"{what} {path}: already exists; pass --force to replace it")
+
+
+def _write(path: str, text: str, force: bool, what: str) -> None:
+    from .._atomic import write_file
+
+    try:
+        write_file(path, text, replace=force, what=what)
+    except FileExistsError:
+        raise ValueError(f"{what} {path}: already exists; pass --force to replace it") \
+            from None
+
+
+def _export(args) -> int:
+    from ..rules.tables import to_csv
+
+    rules = load(args.rules)
+    text = to_csv(rules, args.key)
+    if args.csv is None:
+        print(text, end="")
+        return 0
+    _target(args.csv, args.force, "--csv")
+    _write(args.csv, text, args.force, "--csv")
+    rows = text.count("\n") - 1
+    print(f"{args.csv}: {args.key}, {rows} rows (rules {rules.fingerprint})")
+    return 0
+
+
+def _import(args) -> int:
+    from ..rules.tables import read_csv, variant_text
+
+    base = load(args.rules)
+    _target(args.out, args.force, "--out")
+    rules = base.with_table(args.key, read_csv(args.file), source=str(args.file))
+    comment = (f"Variant written by: balance rules import {args.key} {args.file}\n"
+               f"It holds only the table {args.key}; fingerprint {rules.fingerprint} over "
+               f"{' + '.join(base.sources)}.")
+    _write(args.out, variant_text(rules, args.key, comment), args.force, "--out")
+    print(f"{args.out}: {args.key} from {args.file} (fingerprint {rules.fingerprint}; "
+          f"check it with: balance rules check {args.out})")
     return 0
 
 
@@ -100,9 +215,33 @@ def register(sub) -> None:
     p.set_defaults(func=_show)
 
     p = group.add_parser("variants", help="list the bundled example variants",
-                         description="Names usable as --rules NAME.")
+                         description="Names usable as --rules NAME, each with its "
+                                     "description.")
     add_format(p)
     p.set_defaults(func=_variants)
+
+    p = group.add_parser("export", help="write a table of the rules as CSV (a spreadsheet)",
+                         description="Write the table KEY (e.g. injuries.table) of the rules "
+                                     "in effect as CSV, full precision; list and mapping "
+                                     "cells as TOML inline values. Without --csv, to stdout.")
+    p.add_argument("key", metavar="KEY", help="a table of the rules, e.g. injuries.table")
+    p.add_argument("--csv", metavar="FILE", type=path_arg, default=None,
+                   help="CSV file to write (refused when it exists, unless --force)")
+    p.add_argument("--force", action="store_true", help="overwrite an existing --csv file")
+    add_rules(p)
+    p.set_defaults(func=_export)
+
+    p = group.add_parser("import", help="turn an edited CSV table into a checked variant file",
+                         description="Read FILE (CSV with a header row, as 'rules export' "
+                                     "writes it) as the table KEY, validate the rules with "
+                                     "it, and write a variant file holding only that table.")
+    p.add_argument("key", metavar="KEY", help="the table FILE replaces, e.g. injuries.table")
+    p.add_argument("file", metavar="FILE", type=path_arg, help="the CSV file")
+    p.add_argument("--out", metavar="VARIANT", type=path_arg, required=True,
+                   help="variant file to write (.toml; refused when it exists, unless --force)")
+    p.add_argument("--force", action="store_true", help="overwrite an existing --out file")
+    add_rules(p)
+    p.set_defaults(func=_import)
 
     p = group.add_parser("assumptions", help="list the assumed values in effect",
                          description="Values RULES.md marks (assumed), with their notes.")
