@@ -84,35 +84,51 @@ def rest_score(thirst: str = "none", hunger: str = "none", sleep_hours: ArrayLik
                comfort: ArrayLike = 0, *, armour_on: ArrayLike = False,
                armour_keeps_comfort: ArrayLike = False, modifiers: ArrayLike = 0,
                rules: Rules | None = None) -> int | np.ndarray:
-    """The Rest score of one segment (§1.6). Numeric arguments broadcast.
+    """The Rest score of one segment (core rules, rest).
+
+    Score = thirst + hunger + sleep + comfort + the GM's modifiers. Numeric arguments broadcast.
 
     Parameters
     ----------
-    thirst : str
+    thirst : str, default "none"
         ``"none"`` (dehydrated, 0) or ``"enough"`` drinkable water (6).
-    hunger : str
+    hunger : str, default "none"
         ``"none"`` (0), ``"satiated"`` (4) or ``"fresh"`` (satiated with fresh or well-prepared
         food, 6).
-    sleep_hours : float or array
+    sleep_hours : float or array_like, default 0
         Hours slept during this segment, not necessarily in a row; 6 or more gives 4 points.
         Guard duty and non-physical actions are not sleep.
-    comfort : int or array
+    comfort : int or array_like, default 0
         Comfort of the equipment used, 0..4.
-    armour_on : bool or array
+    armour_on : bool or array_like, default False
         Armour or encumbering gear kept on: comfort counts 0 ...
-    armour_keeps_comfort : bool or array
+    armour_keeps_comfort : bool or array_like, default False
         ... unless the armour says otherwise.
-    modifiers : int or array
+    modifiers : int or array_like, default 0
         Sum of the GM's modifiers (heavy rain without shelter: -3 in the document's example).
+    rules : Rules, optional
+        Rules to read ``[rest]`` from (default: the bundled rules).
 
     Returns
     -------
-    int or ndarray
+    int or numpy.ndarray
+        The score: an int for scalar input, else an array of the broadcast shape.
+
+    Raises
+    ------
+    ValueError
+        An unknown thirst or hunger word, a comfort outside 0..4, negative sleep hours, naming
+        the argument and what is accepted.
 
     Examples
     --------
+    >>> import balance as bl
+    >>> bl.rest.rest_score(thirst="enough", hunger="satiated", sleep_hours=6, comfort=1)   # forest
+    15
     >>> rest_score("enough", "fresh", sleep_hours=2, comfort=1)   # cave, first segment
     13
+    >>> rest_score("enough", "satiated", 6, comfort=3, armour_on=True)   # armour on: comfort 0
+    14
     """
     parts = _components(thirst, hunger, sleep_hours, comfort, armour_on, armour_keeps_comfort,
                         modifiers, resolve(rules))
@@ -124,7 +140,31 @@ def score_breakdown(thirst: str = "none", hunger: str = "none", sleep_hours: flo
                     comfort: int = 0, *, armour_on: bool = False,
                     armour_keeps_comfort: bool = False, modifiers: int = 0,
                     rules: Rules | None = None) -> pd.Series:
-    """The points of each component and the score, as a Series (scalar arguments, §1.6)."""
+    """The points of each component of a Rest score, and the score (core rules, rest).
+
+    Parameters
+    ----------
+    thirst, hunger, sleep_hours, comfort, armour_on, armour_keeps_comfort, modifiers
+        As in :func:`rest_score`, one value each.
+    rules : Rules, optional
+        Rules to read ``[rest]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    pandas.Series
+        ``points`` of thirst, hunger, sleep, comfort, modifiers and score.
+
+    Raises
+    ------
+    ValueError
+        As :func:`rest_score`, and arrays instead of single values.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.rest.score_breakdown("enough", "satiated", 6, 1).to_dict()
+    {'thirst': 6, 'hunger': 4, 'sleep': 4, 'comfort': 1, 'modifiers': 0, 'score': 15}
+    """
     parts = _components(thirst, hunger, sleep_hours, comfort, armour_on, armour_keeps_comfort,
                         modifiers, resolve(rules))
     if any(np.ndim(v) for v in parts.values()):
@@ -133,8 +173,30 @@ def score_breakdown(thirst: str = "none", hunger: str = "none", sleep_hours: flo
 
 
 def quick_score(quality: str, *, rules: Rules | None = None) -> int:
-    """The GM's quick score: poor 10, adequate 15, good 20, excellent 25 (English or French).
+    """The GM's quick score: poor 10, adequate 15, good 20, excellent 25 (core rules, rest).
 
+    Parameters
+    ----------
+    quality : str
+        ``"poor"``, ``"adequate"``, ``"good"``, ``"excellent"`` or their French names.
+    rules : Rules, optional
+        Rules to read ``[rest]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    int
+        The score.
+
+    Raises
+    ------
+    ValueError
+        An unknown quality, with the accepted names.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.rest.quick_score("adequate"), bl.rest.quick_score("bon")
+    (15, 20)
     >>> quick_score("convenable")
     15
     """
@@ -213,8 +275,35 @@ def _counted(segs: list[Segment], cap: int, window: int) -> list[int]:
 
 
 def counted_hours(segments: object, *, rules: Rules | None = None) -> list[int]:
-    """Hours of each segment that count under the cap (12 in any 24 h, §1.6).
+    """Hours of each segment that count under the cap, 12 in any 24 h (core rules, rest).
 
+    Hours are counted in time order: an hour counts when fewer than 12 hours counted in the
+    24-hour window ending with it (a sliding window, our reading of "any 24 h").
+
+    Parameters
+    ----------
+    segments : list of segments, or one segment
+        ``(hours, score)`` (segments follow each other), ``(start_hour, hours, score)``, a dict
+        (``{"hours": 3, "score": 13}`` or ``{"hours": 3, "thirst": "enough", ...}``, whose score is
+        computed from its components) or :class:`Segment`, in time order.
+    rules : Rules, optional
+        Rules to read ``[rest]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    list of int
+        Counted hours, one per segment.
+
+    Raises
+    ------
+    ValueError
+        A malformed segment (naming ``segments[i]``), hours outside 0..the hours budget, segments out
+        of time order or overlapping, more sleep than the segment's hours, an unknown score
+        component (with a did-you-mean).
+
+    Examples
+    --------
+    >>> import balance as bl
     >>> counted_hours([(14, 15)])
     [12]
     >>> counted_hours([(0, 10, 15), (14, 8, 15)])   # 10 h, a 4 h break, 8 h: 2 more count
@@ -228,12 +317,42 @@ def counted_hours(segments: object, *, rules: Rules | None = None) -> list[int]:
 def rest_log(segments: object, *, hp: int | None = None, max_hp: int | None = None,
              flux: int | None = None, max_flux: int | None = None,
              rules: Rules | None = None) -> pd.DataFrame:
-    """One row per segment: start, end, hours, counted_hours, score, regeneration (§1.6).
+    """One row per segment of a rest: hours counted, score and regeneration (core rules, rest).
 
-    ``segments`` is a list of ``(hours, score)`` (consecutive), ``(start, hours, score)`` (start
-    hour given), dicts (``{"hours": 3, "thirst": "enough", ...}`` computes the score from its
-    components) or :class:`Segment`. When ``hp`` or ``max_hp`` is given (``hp`` defaults to 0)
-    the frame adds hp_before and hp_after, capped at ``max_hp``; likewise ``flux``/``max_flux``.
+    Parameters
+    ----------
+    segments : list of segments, or one segment
+        ``(hours, score)`` (segments follow each other), ``(start_hour, hours, score)``, a dict
+        (``{"hours": 3, "score": 13}`` or ``{"hours": 3, "thirst": "enough", ...}``, whose score is
+        computed from its components) or :class:`Segment`, in time order.
+    hp, max_hp : int, optional
+        When either is given (``hp`` defaults to 0), the frame adds hp_before and hp_after,
+        capped at ``max_hp``.
+    flux, max_flux : int, optional
+        Likewise for Flux.
+    rules : Rules, optional
+        Rules to read ``[rest]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    pandas.DataFrame
+        segment, start, end, hours, counted_hours, score, regeneration, and the pools' before and
+        after columns when asked for.
+
+    Raises
+    ------
+    ValueError
+        A malformed segment (naming ``segments[i]``), hours outside 0..the hours budget, segments out
+        of time order or overlapping, more sleep than the segment's hours, an unknown score
+        component (with a did-you-mean).
+        Also a current value above its maximum.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> log = bl.rest.rest_log([(3, 13), (5, 12)], hp=20, max_hp=80)
+    >>> log[["counted_hours", "regeneration", "hp_after"]].values.tolist()
+    [[3, 39, 59], [5, 60, 80]]
     """
     rules = resolve(rules)
     rest = rules["rest"]
@@ -259,10 +378,49 @@ def rest_log(segments: object, *, hp: int | None = None, max_hp: int | None = No
 
 def regeneration(segments: object, *, current: int | None = None, maximum: int | None = None,
                  rules: Rules | None = None) -> int:
-    """HP (or Flux) regenerated by a rest of one or more segments, under the cap (§1.6).
+    """HP (or Flux) regenerated by a rest of one or more segments, under the cap (core rules, rest).
 
-    Sum over segments of score x counted hours; with ``maximum`` the gain stops at
-    ``maximum - current`` (``current`` defaults to 0).
+    Sum over segments of score x counted hours (a score below ``rest.min_score``, 0, counts as
+    that: a rest never wounds, *assumed*); with ``maximum`` the gain stops at
+    ``maximum - current``.
+
+    Parameters
+    ----------
+    segments : list of segments, or one segment
+        ``(hours, score)`` (segments follow each other), ``(start_hour, hours, score)``, a dict
+        (``{"hours": 3, "score": 13}`` or ``{"hours": 3, "thirst": "enough", ...}``, whose score is
+        computed from its components) or :class:`Segment`, in time order.
+    current : int, optional
+        The pool's value before the rest (default 0).
+    maximum : int, optional
+        The pool's maximum (default: no cap).
+    rules : Rules, optional
+        Rules to read ``[rest]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    int
+        HP or Flux regained.
+
+    Raises
+    ------
+    ValueError
+        A malformed segment (naming ``segments[i]``), hours outside 0..the hours budget, segments out
+        of time order or overlapping, more sleep than the segment's hours, an unknown score
+        component (with a did-you-mean).
+        Also ``current`` above ``maximum``.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.rest.regeneration([(8, 15)])                 # forest: 15 for 8 h
+    120
+    >>> bl.rest.regeneration([(3, 13), (5, 12)])        # cave, interrupted
+    99
+    >>> bl.rest.regeneration([(14, 15)])                # 14 h in one day: only 12 count
+    180
+    >>> bl.rest.regeneration([(8, 15)], current=100, maximum=150)
+    50
     """
     now, cap = _pool("current", "maximum", current, maximum)
     gains = rest_log(segments, rules=rules)["regeneration"].to_numpy()
@@ -289,13 +447,37 @@ def _fill(gains: np.ndarray, now: int, cap: int | None) -> np.ndarray:
 
 def rest_needed(missing: ArrayLike, score: ArrayLike, *,
                 rules: Rules | None = None) -> pd.DataFrame:
-    """Counted hours and days of rest to regain ``missing`` HP/Flux at a ``score`` (§1.6).
+    """Counted hours and days of rest to regain ``missing`` HP/Flux at a ``score`` (core rules, rest).
 
     ``hours = ceil(missing / score)``; ``days = ceil(hours / 12)`` (one capped rest a day).
     A score of 0 or less never gets there: ``inf``. Broadcasts; one row per combination.
 
+    Parameters
+    ----------
+    missing : int or array_like of int
+        HP or Flux to regain (0..10**9).
+    score : int or array_like of int
+        The Rest score (-10,000..10,000).
+    rules : Rules, optional
+        Rules to read ``[rest]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    pandas.DataFrame
+        missing, score, hours, days.
+
+    Raises
+    ------
+    ValueError
+        A missing amount or score that is not a whole number in its range.
+
+    Examples
+    --------
+    >>> import balance as bl
     >>> rest_needed(150, 15)[["hours", "days"]].iloc[0].tolist()
     [10.0, 1.0]
+    >>> bl.rest.rest_needed([60, 400], 15)["days"].tolist()
+    [1.0, 3.0]
     """
     rest = resolve(rules)["rest"]
     m = check_integer_array("missing", missing, min=0, max=10**9)
