@@ -6,6 +6,7 @@ Exit status: 0 when nothing significant moved beyond its tolerance, 1 when somet
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pandas as pd
 
@@ -78,6 +79,7 @@ def format_table(frame: pd.DataFrame, *, only_moved: bool = True, width: int = 5
             f"{int((~frame['exact']).sum())} Monte Carlo)"
     lines = [head, f"{'metric':<{width}} {'base':>9} {'variant':>9} {'change':>13}  "
                    f"{'test':<12} {'status'}"]
+    r: Any  # a row of the comparison table (pandas types its cells as any scalar)
     for r in rows.itertuples(index=False):
         name = r.metric + (f" [{r.category}]" if r.category else "")
         if len(name) > width:

@@ -8,6 +8,7 @@ the machinery against, one over random rescue times and overshoot damage).
 from __future__ import annotations
 
 from functools import partial
+from typing import Any
 
 import numpy as np
 
@@ -25,7 +26,7 @@ DEATH_POINTS = ((30, 5, 0), (40, 6, 1), (90, 10, 0), (60, 10, 1), (30, 5, 2), (1
 #: the surface averaged by "death.mean_surface" (and every second before the automatic death)
 SURFACE = {"negative_hp": np.arange(1, 21), "wounds": np.arange(0, 4)}
 #: the Monte Carlo rescue scenario: rescued after 2d20 s, at -1d10 HP, with 2 wounds
-RESCUE = {"arrival": "2d20", "negative_hp": "1d10", "wounds": 2}
+RESCUE: dict[str, Any] = {"arrival": "2d20", "negative_hp": "1d10", "wounds": 2}
 #: the reference negotiators: Psychology 12 (core rules), CHA +2 vs difficulty 14 (GM guide)
 PSYCHOLOGY, CHARISMA, DIFFICULTY, PRICE = 12, 2, 14, 200
 NEGOTIATION_RULES = ("psychology", "charisma")

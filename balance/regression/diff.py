@@ -18,6 +18,7 @@ default, so an unchanged rule set reproduces its baseline bit for bit.
 from __future__ import annotations
 
 import math
+from typing import cast
 from pathlib import Path
 
 import numpy as np
@@ -158,11 +159,15 @@ def _row(m: Metric, x: Measurement, y: Measurement) -> dict:
         if m.kind == "mc":
             row["p_value"] = stats.homogeneity(cx, cy)
         return row
-    row.update(base=float(x.value), variant=float(y.value), change=_difference(x.value, y.value))
+    xv, yv = cast(float, x.value), cast(float, y.value)  # not a distribution: one number
+    row.update(base=float(xv), variant=float(yv), change=_difference(xv, yv))
     if m.kind == "mc":
+        assert x.trials is not None and y.trials is not None  # Monte Carlo: with provenance
         if m.shape == "mean":
+            assert x.sums is not None and y.sums is not None
             row["p_value"] = stats.two_means(*x.sums, x.trials, *y.sums, y.trials)
         else:
+            assert x.counts is not None and y.counts is not None
             row["p_value"] = stats.two_proportions(x.counts[0], x.trials, y.counts[0], y.trials)
     return row
 
@@ -180,20 +185,22 @@ def _aligned(x: Measurement, y: Measurement):
     (categories are table rows in order: a variant renamed or translated some), and a renamed
     category is shown as ``"old/new"``.
     """
-    if len(x.labels) == len(y.labels) and set(x.labels) != set(y.labels):
-        labels = [a if a == b else f"{a}/{b}" for a, b in zip(x.labels, y.labels)]
+    xl, yl = x.labels, y.labels
+    assert xl is not None and yl is not None  # distributions carry their labels
+    if len(xl) == len(yl) and set(xl) != set(yl):
+        labels = [a if a == b else f"{a}/{b}" for a, b in zip(xl, yl)]
         as_array = lambda values: np.asarray(values, dtype=np.float64)  # noqa: E731
         return (labels, as_array(x.value), as_array(y.value),
                 None if x.counts is None else as_array(x.counts),
                 None if y.counts is None else as_array(y.counts))
-    labels = list(x.labels) + [lab for lab in y.labels if lab not in x.labels]
+    labels = list(xl) + [lab for lab in yl if lab not in xl]
 
-    def spread(meas: Measurement, values) -> np.ndarray:
-        where = {lab: i for i, lab in enumerate(meas.labels)}
+    def spread(own: tuple[str, ...], values) -> np.ndarray:
+        where = {lab: i for i, lab in enumerate(own)}
         return np.array([values[where[lab]] if lab in where else 0 for lab in labels],
                         dtype=np.float64)
 
-    px, py = spread(x, x.value), spread(y, y.value)
-    cx = spread(x, x.counts) if x.counts is not None else None
-    cy = spread(y, y.counts) if y.counts is not None else None
+    px, py = spread(xl, x.value), spread(yl, y.value)
+    cx = spread(xl, x.counts) if x.counts is not None else None
+    cy = spread(yl, y.counts) if y.counts is not None else None
     return labels, px, py, cx, cy

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -163,7 +163,7 @@ def metric_seed(seed: int, name: str) -> np.random.SeedSequence:
     return np.random.SeedSequence(seed, spawn_key=(zlib.crc32(name.encode("utf-8")),))
 
 
-def distribution(probabilities: Sequence[float], labels: Sequence[str]) -> Measurement:
+def distribution(probabilities: Iterable[float], labels: Iterable[object]) -> Measurement:
     """An exact distribution measurement."""
     return Measurement(value=tuple(float(p) for p in probabilities),
                        labels=tuple(str(x) for x in labels))

@@ -7,6 +7,7 @@ other later.
 from __future__ import annotations
 
 from functools import partial
+from typing import Any
 
 import numpy as np
 
@@ -17,11 +18,11 @@ from .metrics import Measurement, Metric, mc_counts, mc_proportion
 __all__ = ["metrics", "RESCUE", "CAMPAIGN"]
 
 #: rescue scenario: the healer arrives after 10+2d20 s (a busy fight), the PC fell to -1d6 HP
-RESCUE = {"arrival": "10+2d20", "negative_hp": "1d6", "action_ap": 1}
+RESCUE: dict[str, Any] = {"arrival": "10+2d20", "negative_hp": "1d6", "action_ap": 1}
 RESCUE_WOUNDS = (1, 2)
 #: campaign scenario: 10 hard fights (knocked out with probability 1/2 in each, rescued as
 #: above), treated daily (light and full treatment, Cunning 12)
-CAMPAIGN = {"fights": 10, "knockout_chance": 0.5, "arrival": "10+2d20", "negative_hp": "1d6",
+CAMPAIGN: dict[str, Any] = {"fights": 10, "knockout_chance": 0.5, "arrival": "10+2d20", "negative_hp": "1d6",
             "cunning": 12, "policy": "both"}
 
 

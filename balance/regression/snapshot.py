@@ -145,6 +145,7 @@ def read(path: str | os.PathLike) -> Snapshot:
 def from_json(doc: object, where: str = "snapshot") -> Snapshot:
     """Validate a parsed snapshot document (see :func:`read`) and build the snapshot."""
     check_document(doc, where, {m.name: m for m in catalogue()})
+    assert isinstance(doc, dict)  # check_document refused anything else
     metrics, measurements = [], {}
     for name, entry in doc["metrics"].items():
         metric, value = _entry(name, entry)
@@ -162,16 +163,27 @@ def from_json(doc: object, where: str = "snapshot") -> Snapshot:
     return snap
 
 
+def _read_back(*args: object, **kwargs: object) -> Measurement:
+    """The ``compute`` of a metric read from a file: it has its value, not its code."""
+    raise ValueError("a metric read from a snapshot has no computation; measure the catalogue's")
+
+
 def _entry(name: str, e: dict) -> tuple[Metric, Measurement]:
     """A checked entry (:func:`~balance.regression.validate.check_document`) as objects."""
-    metric = Metric(name, e["description"], e["unit"], e["kind"], e["shape"], compute=None,
+    metric = Metric(name, e["description"], e["unit"], e["kind"], e["shape"], compute=_read_back,
                     tolerance=float(e["tolerance"]), section=e.get("section", ""))
     value = e["value"]
     value = tuple(map(number, value)) if isinstance(value, list) else number(value)
     labels, counts, interval, sums = (e.get(k) for k in ("labels", "counts", "interval", "sums"))
     return metric, Measurement(
         value=value, labels=tuple(labels) if labels is not None else None,
-        interval=tuple(map(number, interval)) if interval is not None else None,
-        trials=e.get("trials"), seed=e.get("seed"),
-        counts=tuple(counts) if counts is not None else None,
-        sums=tuple(map(number, sums)) if sums is not None else None)
+        interval=_pair(interval), trials=e.get("trials"), seed=e.get("seed"),
+        counts=tuple(counts) if counts is not None else None, sums=_pair(sums))
+
+
+def _pair(values: list | None) -> tuple[float, float] | None:
+    """A checked two-number list (an interval, a sum and sum of squares) as a tuple."""
+    if values is None:
+        return None
+    low, high = map(number, values)
+    return low, high

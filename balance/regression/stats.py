@@ -76,7 +76,7 @@ def two_means(s1: float, q1: float, n1: int, s2: float, q2: float, n2: int) -> f
     return float(2 * stats.norm.sf(abs(m1 - m2) / se))
 
 
-def holm(p_values: Sequence[float]) -> np.ndarray:
+def holm(p_values: Sequence[float] | np.ndarray) -> np.ndarray:
     """Holm's step-down adjusted p-values (NaN entries stay NaN and are not counted).
 
     Sorted ascending, ``p_(i)`` becomes ``max_{j <= i} min(1, (m - j + 1) p_(j))``; a hypothesis

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from typing import cast
 
 from scipy import stats as _st
 
@@ -114,18 +115,20 @@ def assert_metric(name: str, *, below: float | None = None, above: float | None 
     if below is None and above is None:
         raise ValueError("assert_metric needs below=, above= or both")
     m = metric(name)
-    value = measure(resolve(rules), metrics=[m], trials=trials, seed=seed)[name]
+    measured = measure(resolve(rules), metrics=[m], trials=trials, seed=seed)[name]
     what = name
+    value: object = measured
     if m.shape == "distribution":
-        if category is None or category not in value.labels:
-            raise ValueError(f"category must be one of {list(value.labels)} for {name}, "
+        labels = measured.labels or ()
+        if category is None or category not in labels:
+            raise ValueError(f"category must be one of {list(labels)} for {name}, "
                              f"got {category!r}")
-        i = value.labels.index(category)
+        i = labels.index(category)
         what = f"{name} [{category}]"
-        value = (value.value[i] if value.counts is None
-                 else (int(value.counts[i]), int(sum(value.counts))))
+        value = (cast(tuple, measured.value)[i] if measured.counts is None
+                 else (int(measured.counts[i]), int(sum(measured.counts))))
     elif m.shape == "mean":
-        _check_mean(value, below, above, confidence, what)
+        _check_mean(measured, below, above, confidence, what)
         return
     for limit, is_below in ((below, True), (above, False)):
         if limit is not None:
@@ -133,6 +136,7 @@ def assert_metric(name: str, *, below: float | None = None, above: float | None 
 
 
 def _check_mean(value: Measurement, below, above, confidence: float, what: str) -> None:
+    assert value.sums is not None and value.trials is not None  # a Monte Carlo mean
     s, q = value.sums
     n = value.trials
     mean, se = mean_se(s, q, n)  # se NaN with one trial: nothing is shown

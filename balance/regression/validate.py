@@ -190,16 +190,14 @@ def _finite(where: str, field: str, value: object, *, probability: bool = False,
     """A JSON number (``"inf"``/``"-inf"`` too when ``infinite``), finite unless
     ``infinite``, in [0, 1] when a ``probability``."""
     if infinite and value in ("inf", "-inf"):
-        value = float(value)
-    ok = type(value) in (int, float) and (math.isfinite(value) or (
-        infinite and math.isinf(value)))
-    if ok and probability and not 0 <= value <= 1:
-        ok = False
-    if not ok:
-        noun = "a probability in [0, 1]" if probability else (
-            "a number (or \"inf\")" if infinite else "a finite number")
-        raise _fail(where, field, f"must be {noun}, got {_show(value)}")
-    return float(value)
+        value = float(str(value))
+    if type(value) in (int, float) and isinstance(value, (int, float)) and (
+            math.isfinite(value) or (infinite and math.isinf(value))) and (
+            not probability or 0 <= value <= 1):
+        return float(value)
+    noun = "a probability in [0, 1]" if probability else (
+        "a number (or \"inf\")" if infinite else "a finite number")
+    raise _fail(where, field, f"must be {noun}, got {_show(value)}")
 
 
 def _list(where: str, field: str, value: object, length: int | None = None) -> list:
