@@ -56,7 +56,33 @@ def _scalar(x: np.ndarray) -> int | np.ndarray:
 
 
 def charge_seconds(cost: ArrayLike, *, rules: Rules | None = None) -> int | np.ndarray:
-    """Seconds of charging an action of ``cost`` A.P. needs: ``ceil(cost / ap_per_second)``."""
+    """Seconds of charging an action of ``cost`` A.P. needs: ``ceil(cost / ap_per_second)`` (core rules, time, Reactions and Complex Actions).
+
+    Parameters
+    ----------
+    cost : int or array_like of int
+        The action's cost in A.P. (1..10**9).
+    rules : Rules, optional
+        Rules to read ``[time]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    int or numpy.ndarray
+        Seconds: an int for scalar input, else an array.
+
+    Raises
+    ------
+    ValueError
+        A cost that is not a whole number in 1..10**9.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.timeline.charge_seconds(5)
+    5
+    >>> bl.timeline.charge_seconds([1, 3]).tolist()
+    [1, 3]
+    """
     rate = resolve(rules)["time"]["ap_per_second"]
     k = check_integer_array("cost", cost, min=1, max=_MAX)
     return _scalar(-(-k // rate))
@@ -64,8 +90,35 @@ def charge_seconds(cost: ArrayLike, *, rules: Rules | None = None) -> int | np.n
 
 def completion_second(start: ArrayLike, cost: ArrayLike, *,
                       rules: Rules | None = None) -> int | np.ndarray:
-    """Second at whose end an action started at ``start`` completes (uninterrupted). Broadcasts.
+    """Second at whose end an action started at ``start`` completes, uninterrupted (core rules, time, Reactions and Complex Actions).
 
+    Started at second ``s``, an action of ``k`` A.P. completes at the end of second
+    ``s + ceil(k / ap_per_second) - 1``. Broadcasts.
+
+    Parameters
+    ----------
+    start : int or array_like of int
+        Second the action starts (0..10**9).
+    cost : int or array_like of int
+        The action's cost in A.P. (1..10**9).
+    rules : Rules, optional
+        Rules to read ``[time]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    int or numpy.ndarray
+        The completion second.
+
+    Raises
+    ------
+    ValueError
+        A start or cost that is not a whole number in its range.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.timeline.completion_second(start=0, cost=5)
+    4
     >>> completion_second(start=[0, 7], cost=3).tolist()
     [2, 9]
     """
@@ -75,8 +128,32 @@ def completion_second(start: ArrayLike, cost: ArrayLike, *,
 
 def charge_at(start: ArrayLike, cost: ArrayLike, second: ArrayLike, *,
               rules: Rules | None = None) -> int | np.ndarray:
-    """A.P. charged by the end of ``second`` (uninterrupted; 0 before ``start``). Broadcasts.
+    """A.P. charged by the end of ``second``, uninterrupted (0 before ``start``) (core rules, time, Reactions and Complex Actions).
 
+    Parameters
+    ----------
+    start : int or array_like of int
+        Second the action starts (0..10**9).
+    cost : int or array_like of int
+        The action's cost in A.P.; the charge never passes it.
+    second : int or array_like of int
+        Seconds to ask about; broadcasts with the others.
+    rules : Rules, optional
+        Rules to read ``[time]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    int or numpy.ndarray
+        A.P. charged.
+
+    Raises
+    ------
+    ValueError
+        A start, cost or second that is not a whole number in its range.
+
+    Examples
+    --------
+    >>> import balance as bl
     >>> charge_at(start=0, cost=5, second=[0, 2, 4, 9]).tolist()
     [1, 3, 5, 5]
     """
@@ -89,21 +166,38 @@ def charge_at(start: ArrayLike, cost: ArrayLike, second: ArrayLike, *,
 
 def reaction_available(uses: ArrayLike, second: ArrayLike, cooldown: ArrayLike | None = None, *,
                        rules: Rules | None = None) -> bool | np.ndarray:
-    """Whether a creature may use a Reaction at ``second`` given its past Reactions (§1.4).
+    """Whether a creature may use a Reaction at ``second`` given its past Reactions (core rules, time, Reactions and Complex Actions).
 
     A Reaction used at second ``u`` with cooldown ``c`` blocks seconds ``u .. u + c - 1``.
 
     Parameters
     ----------
-    uses : array of int
+    uses : array_like of int
         Seconds at which the creature used Reactions (their triggers' seconds).
-    second : int or array of int
+    second : int or array_like of int
         Seconds to ask about; the answer has this shape.
-    cooldown : int or array of int, optional
-        Cooldown of each use (scalar, or one per use). Default: the Opportunity Attack's.
+    cooldown : int or array_like of int, optional
+        Cooldown of each use (scalar, or one per use). Default: the Opportunity Attack's
+        (``time.opportunity_attack_cooldown``, 8).
+    rules : Rules, optional
+        Rules to read ``[time]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    bool or numpy.ndarray
+        ``True`` where a Reaction is available.
+
+    Raises
+    ------
+    ValueError
+        Seconds or cooldowns that are not whole numbers >= 0, or a number of cooldowns that is
+        neither one nor one per use.
 
     Examples
     --------
+    >>> import balance as bl
+    >>> bl.timeline.reaction_available(uses=[2], second=[9, 10], cooldown=8).tolist()
+    [False, True]
     >>> reaction_available([2], 2, cooldown=0)   # cooldown 0: free again at once
     True
     """
@@ -120,11 +214,31 @@ def reaction_available(uses: ArrayLike, second: ArrayLike, cooldown: ArrayLike |
 
 def answered_triggers(triggers: ArrayLike, cooldown: ArrayLike | None = None, *,
                       rules: Rules | None = None) -> np.ndarray:
-    """Which of a creature's triggers it answers, reacting whenever it can (§1.4).
+    """Which of a creature's triggers it answers, reacting whenever it can (core rules, time, Reactions and Complex Actions).
 
-    ``triggers`` are the seconds of distinct triggering events, in time order; ``cooldown`` is
-    that of the Reaction used (one number, or one per trigger). Returns a boolean array.
+    Parameters
+    ----------
+    triggers : array_like of int
+        Seconds of distinct triggering events, in time order.
+    cooldown : int or array_like of int, optional
+        Cooldown of the Reaction used (one number, or one per trigger). Default: the
+        Opportunity Attack's.
+    rules : Rules, optional
+        Rules to read ``[time]`` from (default: the bundled rules).
 
+    Returns
+    -------
+    numpy.ndarray
+        A boolean array, one entry per trigger.
+
+    Raises
+    ------
+    ValueError
+        Seconds that are not whole numbers >= 0 or not in time order, or negative cooldowns.
+
+    Examples
+    --------
+    >>> import balance as bl
     >>> answered_triggers([2, 5, 10, 10, 17], cooldown=8).tolist()
     [True, False, True, False, False]
     """
@@ -167,11 +281,40 @@ def _name(what: str, value: object) -> str:
 
 def start(second: int, creature: str, action: str, cost: int, *, complex: bool = False,
           provokes: Iterable[str] = ()) -> Event:
-    """``creature`` starts charging ``action`` of ``cost`` A.P. at ``second``.
+    """An event: ``creature`` starts charging ``action`` of ``cost`` A.P. at ``second`` (core rules, time, Reactions and Complex Actions).
 
-    ``complex=True`` marks a Complex Action (``*``). ``provokes`` names the creatures offered an
-    Opportunity Attack when the action completes (for a Complex Action: the hostiles in reach;
-    for a move out of reach: the creature left behind).
+    Parameters
+    ----------
+    second : int
+        Second the action starts (0..10**9).
+    creature : str
+        Who acts.
+    action : str
+        The action's name (a Complex Action is marked ``*`` in the document).
+    cost : int
+        The action's cost in A.P. (1..10**9).
+    complex : bool, default False
+        ``True`` for a Complex Action.
+    provokes : iterable of str, default ()
+        Creatures offered an Opportunity Attack when the action completes (for a Complex Action:
+        the hostiles in reach; for a move out of reach: the creature left behind).
+
+    Returns
+    -------
+    Event
+        For :func:`simulate`.
+
+    Raises
+    ------
+    ValueError
+        An empty name, a second or cost out of range, or ``complex`` that is not a bool.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> e = bl.timeline.start(0, "Aliena", "Complex Spell*", 3, complex=True, provokes="Balthazar")
+    >>> e.kind, e.cost, e.provokes
+    ('start', 3, ('Balthazar',))
     """
     if isinstance(provokes, str):
         provokes = (provokes,)
@@ -184,8 +327,36 @@ def start(second: int, creature: str, action: str, cost: int, *, complex: bool =
 
 
 def move(second: int, creature: str, *, forced: bool = False) -> Event:
-    """``creature`` moves at ``second``: voluntarily (cancels a charging Complex Action) or
-    ``forced`` (cancels nothing)."""
+    """An event: ``creature`` moves at ``second`` (core rules, time, Reactions and Complex Actions).
+
+    A voluntary move cancels a charging Complex Action (and all its charge); a forced move
+    cancels nothing.
+
+    Parameters
+    ----------
+    second : int
+        Second of the move (0..10**9).
+    creature : str
+        Who moves.
+    forced : bool, default False
+        ``True`` for a forced move.
+
+    Returns
+    -------
+    Event
+        For :func:`simulate`.
+
+    Raises
+    ------
+    ValueError
+        An empty name, a second out of range, or ``forced`` that is not a bool.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.timeline.move(2, "Calliope").kind, bl.timeline.move(2, "Calliope", forced=True).kind
+    ('move', 'forced_move')
+    """
     if not isinstance(forced, bool):
         raise ValueError(f"forced must be True or False, got {forced!r}")
     return Event(check_integer("second", second, min=0, max=_MAX), _name("creature", creature),
@@ -194,10 +365,39 @@ def move(second: int, creature: str, *, forced: bool = False) -> Event:
 
 def trigger(second: int, creature: str, reaction: str = OPPORTUNITY_ATTACK, *,
             cooldown: int | None = None, source: str = "") -> Event:
-    """A fully resolved trigger at ``second`` offers ``creature`` a Reaction.
+    """An event: a fully resolved trigger at ``second`` offers ``creature`` a Reaction (core rules, time, Reactions and Complex Actions).
 
-    ``cooldown`` defaults to the Opportunity Attack's (``rules["time"]``). Two events with the
-    same second, creature and ``source`` are the same trigger: only one Reaction answers it.
+    Two events with the same second, creature and ``source`` are the same trigger: only one
+    Reaction answers it.
+
+    Parameters
+    ----------
+    second : int
+        Second of the trigger (0..10**9).
+    creature : str
+        Who may react.
+    reaction : str, default "Opportunity Attack"
+        The Reaction offered.
+    cooldown : int, optional
+        Its cooldown; default the Opportunity Attack's (``rules["time"]``).
+    source : str, default ""
+        What triggered it.
+
+    Returns
+    -------
+    Event
+        For :func:`simulate`.
+
+    Raises
+    ------
+    ValueError
+        An empty name, or a second or cooldown out of range.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.timeline.trigger(2, "Demilio", source="Balthazar leaves reach").reaction
+    'Opportunity Attack'
     """
     if cooldown is not None:
         cooldown = check_integer("cooldown", cooldown, min=0, max=_MAX)
@@ -219,7 +419,7 @@ class _Charging:
 
 def simulate(events: Iterable[Event], *, until: int | None = None,
              rules: Rules | None = None) -> pd.DataFrame:
-    """Play ``events`` second by second; return the log of what happens (§1.4).
+    """Play ``events`` second by second; return the log of what happens (core rules, time, Reactions and Complex Actions).
 
     Each second ``t`` runs in three steps:
 
@@ -241,15 +441,23 @@ def simulate(events: Iterable[Event], *, until: int | None = None,
         stable).
     until : int, optional
         Last second played. Default: until the last event and every charge have finished.
+    rules : Rules, optional
+        Rules to read ``[time]`` from (default: the bundled rules).
 
     Returns
     -------
-    DataFrame
+    pandas.DataFrame
         One row per happening, columns ``second, creature, event, action, charge, cost,
         reaction, cooldown, ready_at, detail``. ``event`` is one of start, charge, complete,
         cancel, move, forced_move, reaction, no_reaction. ``charge``/``cost`` are the
         creature's current action (for a cancel: the charge lost); ``ready_at`` is the second
         from which the creature may react again.
+
+    Raises
+    ------
+    ValueError
+        An item of ``events`` that is not an Event (naming ``events[i]``), or ``until`` out of
+        range.
 
     Examples
     --------
