@@ -27,7 +27,7 @@ __all__ = ["main", "build_parser", "COMMAND_MODULES", "emit", "add_format", "add
 
 #: modules adding subcommands (``register(subparsers)``); an absent optional one is skipped
 COMMAND_MODULES = ("balance.cli.queries", "balance.cli.rules", "balance.cli.regression",
-                   "balance.cli.dice", "balance.cli.matches")
+                   "balance.cli.dice", "balance.cli.matches", "balance.cli.tuning")
 #: command modules that may be missing (written separately): skipped when not importable
 OPTIONAL_MODULES = ("balance.cli.regression",)
 
@@ -97,8 +97,12 @@ def _register_bench(sub) -> None:
                         "(see 'balance bench --help')")
 
 
-def build_parser() -> Parser:
-    """The full ``balance`` parser with every available command group."""
+def build_parser(command: str | None = None) -> Parser:
+    """The full ``balance`` parser with every available command group.
+
+    ``command``: the command about to run; the report's options (which import the report
+    package: pandas, matplotlib) are only registered for ``report`` or when None, so a
+    query starts fast. Any other command sees a placeholder ``report``."""
     from .. import __version__
 
     parser = Parser(prog="balance", description="What tabletop-RPG rules really do: exact "
@@ -108,7 +112,10 @@ def build_parser() -> Parser:
     parser.add_argument("--debug", action="store_true",
                         help="on an error, print the Python traceback too (also BALANCE_DEBUG=1)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    _register_report(sub)
+    if command in (None, "report"):
+        _register_report(sub)
+    else:
+        sub.add_parser("report", add_help=False, help="write the balance report")
     _register_bench(sub)
     for name in COMMAND_MODULES:
         try:
@@ -165,7 +172,7 @@ def _main(argv: list[str]) -> int:
         from .bench import main as bench_main
 
         return bench_main(plain[1:])
-    parser = build_parser()
+    parser = build_parser(plain[0] if plain and not plain[0].startswith("-") else None)
     args = parser.parse_args(argv)
     if getattr(args, "func", None) is None:
         parser.print_help()
