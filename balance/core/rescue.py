@@ -47,7 +47,45 @@ class RescuePlan:
 
 def plan(arrival="0", negative_hp="1", wounds=(0,), *, action: str = "support",
          action_ap: int = 1, heal: int | None = None, rules: Rules | None = None) -> RescuePlan:
-    """Validate a rescue scenario (see module docstring). ``action`` is "support" or "heal"."""
+    """Validate a rescue scenario (core rules, dying and critical injuries; time, Reactions and Complex Actions).
+
+    Parameters
+    ----------
+    arrival : str or int, default "0"
+        Seconds until the rescuer arrives: a whole number or a dice expression (``"5+1d9"``),
+        never below 0.
+    negative_hp : str or int, default "1"
+        HP below zero, as a positive number or a dice expression (``"1d6"``), never below 1.
+    wounds : int or sequence of int
+        Wound counts to answer for (each 0..50), e.g. ``[0, 1, 2, 3]``.
+    action : {"support", "heal"}, default "support"
+        A Support action (stabilises at 0 HP) or a heal.
+    action_ap : int, default 1
+        A.P. of the Support action (charged at ``time.ap_per_second``), or seconds the heal takes.
+    heal : int, optional
+        HP restored by a heal (required for, and only for, ``action="heal"``).
+    rules : Rules, optional
+        Rules to read ``[injuries]`` and ``[time]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    RescuePlan
+        The parsed dice, the wound counts and the seconds the action charges.
+
+    Raises
+    ------
+    ValueError
+        A bad dice expression, an arrival that can be below 0 or negative HP below 1, no wound
+        count, an unknown action, a heal missing or given with a Support action, naming the
+        argument.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> p = bl.rescue.plan("5+1d9", "1d6", [0, 1])
+    >>> p.wounds, p.charge_seconds, str(p.arrival)
+    ((0, 1), 1, '1d9+5')
+    """
     rules = resolve(rules)
     arr = _dice_arg("arrival", arrival, minimum=0)
     npv = _dice_arg("negative_hp", negative_hp, minimum=1)
@@ -83,12 +121,46 @@ def _dice_arg(name: str, value, minimum: int) -> dice.Dice:
 
 def rescue_sampler(n: int, rng: np.random.Generator, *, plan: RescuePlan, rules: Rules,
                    time_grid: np.ndarray | None = None) -> dict[str, np.ndarray]:
-    """Monte Carlo kernel. Counts, per wound count, of every outcome (table rows, death on
-    the roll, automatic death) and, per arrival second (clipped at the automatic-death
-    time), of trials and deaths — the curve against rescue time.
+    """Monte Carlo kernel of a rescue (core rules, dying and critical injuries; time, Reactions and Complex Actions).
 
-    With ``time_grid`` the arrival is drawn uniformly from the grid instead of ``plan.arrival``
-    (to trace a curve). The same draws serve every wound count (common random numbers).
+    Counts, per wound count, of every outcome (table rows, death on the roll, automatic death)
+    and, per arrival second (clipped at the automatic-death time), of trials and deaths: the curve
+    against rescue time. The same draws serve every wound count (common random numbers).
+
+    Parameters
+    ----------
+    n : int
+        Number of rescues.
+    rng : numpy.random.Generator
+        The stream the engine hands this block.
+    plan : RescuePlan
+        The scenario, from :func:`plan`.
+    rules : Rules
+        Validated rules.
+    time_grid : numpy.ndarray, optional
+        Draw the arrival uniformly from these seconds instead of ``plan.arrival`` (to trace a
+        curve).
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        ``outcome`` ``(wounds, rows + 2)`` and ``by_time`` ``(wounds, automatic_death_seconds + 1,
+        3)`` (trials, deaths on the roll, automatic deaths), int64 counts.
+
+    Raises
+    ------
+    ValueError
+        Only from numpy for a negative ``n``; the arguments are validated by :func:`plan`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import balance as bl
+    >>> out = bl.rescue.rescue_sampler(1_000, np.random.default_rng(1),
+    ...                                plan=bl.rescue.plan("5+1d9", "1d6", [0, 1]),
+    ...                                rules=bl.load_rules())
+    >>> out["outcome"].shape, int(out["outcome"][0].sum())
+    ((2, 31), 1000)
     """
     inj = rules["injuries"]
     auto = inj["automatic_death_seconds"]
@@ -116,14 +188,37 @@ def rescue_sampler(n: int, rng: np.random.Generator, *, plan: RescuePlan, rules:
 
 
 def exact_outcomes(p: RescuePlan, *, rules: Rules | None = None) -> np.ndarray:
-    """Exact outcome probabilities ``(wounds, rows + 2)`` (one roll per rescue, so it is exact).
+    """Exact outcome probabilities of a rescue, one roll per rescue (core rules, dying and critical injuries; time, Reactions and Complex Actions).
 
     The roll depends on the arrival and the negative HP only through
-    ``s = (1 + hp_loss_per_second) x seconds + negative_hp`` (``k = (wounds + 1) s``,
-    RULES.md 1.2), so the distribution of ``s`` is a 1-D convolution of the two
-    distributions (never their product grid), cut at the death threshold; the roll
-    ``1d{die} + k`` then lands in each row by cumulative sums. Arrivals that reach
-    ``automatic_death_seconds`` die without a roll.
+    ``s = (1 + hp_loss_per_second) x seconds + negative_hp`` (``k = (wounds + 1) s``), so the
+    distribution of ``s`` is a 1-D convolution of the two distributions (never their product
+    grid), cut at the death threshold; the roll ``1d{die} + k`` then lands in each row by
+    cumulative sums. Arrivals that reach ``automatic_death_seconds`` die without a roll.
+
+    Parameters
+    ----------
+    p : RescuePlan
+        The scenario, from :func:`plan`.
+    rules : Rules, optional
+        Rules to read ``[injuries]`` and ``[time]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(wounds, rows + 2)``: each table row, death on the roll, automatic death; rows sum to 1.
+
+    Raises
+    ------
+    ValueError
+        A distribution over the dice module's work budget.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> probs = bl.rescue.exact_outcomes(bl.rescue.plan("5+1d9", "1d6", [0, 1]))
+    >>> probs.shape, probs.sum(axis=1).round(12).tolist()
+    ((2, 31), [1.0, 1.0])
     """
     rules = resolve(rules)
     inj = rules["injuries"]
@@ -211,16 +306,57 @@ def _labels(rules: Rules) -> pd.DataFrame:
 def simulate(arrival="0", negative_hp="1", wounds=(0, 1, 2, 3), *, action: str = "support",
              action_ap: int = 1, heal: int | None = None, trials: int = 1_000_000, seed: RNGLike = None,
              rules: Rules | None = None, **run_options) -> Simulation:
-    """Simulate a rescue scenario.
+    """Simulate a rescue scenario (core rules, dying and critical injuries; time, Reactions and Complex Actions).
 
-    Returns a :class:`~balance.results.Simulation`:
+    Parameters
+    ----------
+    arrival : str or int, default "0"
+        Seconds until the rescuer arrives: a whole number or a dice expression (``"5+1d9"``),
+        never below 0.
+    negative_hp : str or int, default "1"
+        HP below zero, as a positive number or a dice expression (``"1d6"``), never below 1.
+    wounds : int or sequence of int
+        Wound counts to answer for (each 0..50), e.g. ``[0, 1, 2, 3]``.
+    action : {"support", "heal"}, default "support"
+        A Support action (stabilises at 0 HP) or a heal.
+    action_ap : int, default 1
+        A.P. of the Support action (charged at ``time.ap_per_second``), or seconds the heal takes.
+    heal : int, optional
+        HP restored by a heal (required for, and only for, ``action="heal"``).
+    trials : int, default 1,000,000
+        Number of rescues (within the trials budget).
+    seed : int, SeedSequence, Generator or None
+        Seed of the run (``None``: fresh entropy, recorded in the result).
+    rules : Rules, optional
+        Rules to read ``[injuries]`` and ``[time]`` from (default: the bundled rules).
+    **run_options
+        Passed to ``balance.montecarlo.run`` (``workers``, ``chunk_size``, ``progress``).
 
-    - ``.table``: per wound count, every outcome (each injury, death on the roll, automatic
-      death) with probability, ci_low, ci_high, se and the ``exact`` value;
-    - ``.extra["death"]``: per wound count, P(death) split into ``roll`` and ``automatic`` and
-      their total, with intervals and the exact value;
-    - ``.extra["by_time"]``: per wound count and arrival second, P(death) with its Wilson band
-      (where the arrival distribution puts trials).
+    Returns
+    -------
+    Simulation
+        ``.table``: per wound count, every outcome (each injury, death on the roll, automatic
+        death) with probability, ci_low, ci_high, se and the ``exact`` value;
+        ``.extra["death"]``: per wound count, P(death) split into ``roll`` and ``automatic`` and
+        their total, with intervals and the exact value; ``.extra["by_time"]``: per wound count
+        and arrival second, P(death) with its Wilson band (where the arrival puts trials).
+
+    Raises
+    ------
+    ValueError
+        A bad dice expression, an arrival that can be below 0 or negative HP below 1, no wound
+        count, an unknown action, a heal missing or given with a Support action, naming the
+        argument.
+        Also ``trials`` outside the trials budget.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> res = bl.rescue.simulate(arrival="6+1d8", negative_hp="1d6", wounds=[0, 1], trials=20_000, seed=1)
+    >>> sorted(res.table.columns)[:3]
+    ['ci_high', 'ci_low', 'exact']
+    >>> res.extra["death"].death.unique().tolist()
+    ['roll', 'automatic', 'total']
     """
     from .. import montecarlo
 
@@ -236,13 +372,46 @@ def curve(times=None, negative_hp="1", wounds=(0, 1, 2, 3), *,
           action: str = "support", action_ap: int = 1, heal: int | None = None,
           trials: int = 1_000_000, seed: RNGLike = None, rules: Rules | None = None,
           **run_options) -> pd.DataFrame:
-    """Death probability against rescue (arrival) time, with its 95 % band, for each wound
-    count, in one call. Arrival times are drawn uniformly from ``times`` (default: every 5 s
-    from 0 to the automatic death, ``rules["injuries"]["automatic_death_seconds"]``); the
-    ``exact`` column is the closed form, for checking.
+    """Death probability against rescue (arrival) time, with its 95 % band, for each wound count (core rules, dying and critical injuries; time, Reactions and Complex Actions).
 
-    Returns a tidy DataFrame: wounds, arrival, trials, deaths, probability, ci_low, ci_high,
-    se, exact.
+    Arrival times are drawn uniformly from ``times``; the ``exact`` column is the closed form, for
+    checking.
+
+    Parameters
+    ----------
+    times : iterable of int, optional
+        Arrival seconds (0..max(10,000, automatic death)); default every 5 s from 0 to the
+        automatic death (``injuries.automatic_death_seconds``).
+    negative_hp, wounds, action, action_ap, heal
+        As in :func:`simulate`.
+    trials : int, default 1,000,000
+        Number of rescues (within the trials budget).
+    seed : int, SeedSequence, Generator or None
+        Seed of the run (``None``: fresh entropy, recorded in the result).
+    rules : Rules, optional
+        Rules to read ``[injuries]`` and ``[time]`` from (default: the bundled rules).
+    **run_options
+        Passed to ``balance.montecarlo.run``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        wounds, arrival, deaths, probability, ci_low, ci_high, se, trials, exact.
+
+    Raises
+    ------
+    ValueError
+        A bad dice expression, an arrival that can be below 0 or negative HP below 1, no wound
+        count, an unknown action, a heal missing or given with a Support action, naming the
+        argument.
+        Also no time in ``times``, or ``trials`` outside the trials budget.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> c = bl.rescue.curve(times=[0, 60, 120], negative_hp="1d6", wounds=[1], trials=20_000, seed=1)
+    >>> c.arrival.tolist(), c.exact.round(2).tolist()
+    ([0, 60, 120], [0.0, 0.54, 1.0])
     """
     from .. import montecarlo
 
