@@ -121,10 +121,10 @@ pd.concat({name: data.severity_bands(data.death_surface(seconds=[20], negative_h
            .set_index("band")["probability"]
            for name, r in {"bundled": rules, "edited": harsher}.items()}, axis=1)"""),
     ("md", """\
-`explorer.save(path)` writes only what differs from the bundled rules; the file loads back to
-the same rules."""),
+`explorer.save(path)` writes only what differs from the bundled rules (`overwrite=True`
+replaces an earlier file); the file loads back to the same rules."""),
     ("code", """\
-path = explorer.save("harsher_injuries.toml")
+path = explorer.save("harsher_injuries.toml", overwrite=True)
 print(path.read_text()[:300])
 assert bl.load_rules(path) == harsher"""),
     ("md", "To share the variant with co-authors, run `balance rules check harsher_injuries.toml` "

@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("ipywidgets")
 
 import balance as bl  # noqa: E402
-from balance.explore.variant import variant_text  # noqa: E402
+from balance.rules.variant_file import changes  # noqa: E402
 
 
 # -- independent computations -----------------------------------------------------------------
@@ -139,23 +139,17 @@ def test_save_round_trips_and_holds_only_what_changed(tmp_path):
     loaded = bl.load_rules(path)
     assert loaded == e.rules and loaded.fingerprint == e.rules.fingerprint
     assert loaded["injuries"]["table"][0]["modifier"] == -1
+    with pytest.raises(ValueError, match="already exists"):
+        e.save(path)
     e.death_threshold.value = 176        # back to the bundled value: no longer saved
     assert "death_threshold" not in tomllib.loads(
-        e.save(tmp_path / "variant.toml").read_text(encoding="utf-8"))["injuries"]
+        e.save(path, overwrite=True).read_text(encoding="utf-8"))["injuries"]
 
 
 def test_save_refuses_a_folder_in_one_line(tmp_path):
     e = bl.explore.negotiation()
     with pytest.raises(ValueError, match="not a regular file"):
         e.save(tmp_path)
-
-
-def test_variant_text_quotes_names_and_nests_sections():
-    text = variant_text({"percentile": {"duel": {"max_rounds": 9}},
-                         "injuries": {"death": {"en": 'Dead "for real"', "fr": "Mort"}}})
-    assert tomllib.loads(text) == {"percentile": {"duel": {"max_rounds": 9}},
-                                   "injuries": {"death": {"en": 'Dead "for real"',
-                                                          "fr": "Mort"}}}
 
 
 # -- negotiation and treatment -------------------------------------------------------------
@@ -240,8 +234,7 @@ def test_encounter_rule_slider_and_no_creatures():
     valid = e.result
     e.counts["Goblin"].value = 0
     assert e.error == "creatures: pick at least one creature" and e.result is valid
-    path_text = variant_text(bl.explore.variant.changes(e.rules))
-    assert tomllib.loads(path_text) == {"fights": {"pc_wounds": 2}}
+    assert changes(e.rules.to_dict(), bl.load_rules().to_dict()) == {"fights": {"pc_wounds": 2}}
 
 
 def test_duel_win_probability_matches_the_simulator():

@@ -23,7 +23,6 @@ from matplotlib.figure import Figure
 
 from ..errors import RulesError
 from ..rules import Rules, resolve
-from .variant import save_variant
 
 __all__ = ["Explorer", "merge", "one_line"]
 
@@ -166,7 +165,8 @@ class Explorer(widgets.VBox):
         self.timings["render"] = time.perf_counter() - start
 
     # -- saving --------------------------------------------------------------------------
-    def save(self, path: str | os.PathLike) -> Path:
+    def save(self, path: str | os.PathLike, *, overwrite: bool = False) -> Path:
         """Write the variant being edited to ``path``: only what differs from the bundled
-        rules (``load_rules(path) == self.rules``). Returns the path."""
-        return save_variant(self.rules, path)
+        rules (:meth:`balance.Rules.save`; ``load_rules(path) == self.rules``). An existing
+        file is replaced only with ``overwrite=True``. Returns the path."""
+        return self.rules.save(path, overwrite=overwrite)
