@@ -61,9 +61,36 @@ class DesignReport:
 
 def stat_values(stats: Mapping[str, object] | None, extra: Mapping[str, object],
                 rules: Rules, *, what: str = "stats") -> dict[str, int]:
-    """The six stats from a mapping and/or keywords, as integers (missing -> 0).
+    """The six stats from a mapping and/or keywords, as integers, missing ones 0 (GM guide, design limits).
 
-    Raises ``ValueError`` for an unknown stat name or a non-integer value.
+    Stat names are matched without regard to case.
+
+    Parameters
+    ----------
+    stats : mapping of str to int, optional
+        Stats by name.
+    extra : mapping of str to int
+        More stats (keywords of the calling check); they win over ``stats``.
+    rules : Rules
+        Validated rules (the stat names are ``design.stats``).
+    what : str, default "stats"
+        What the stats belong to, for the error message.
+
+    Returns
+    -------
+    dict of str to int
+        The six stats in the rules' order.
+
+    Raises
+    ------
+    ValueError
+        An unknown stat name (with a did-you-mean) or a value that is not an integer.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.design.stat_values({"str": 2}, {"DEX": 1}, bl.load_rules())
+    {'STR': 2, 'DEX': 1, 'CON': 0, 'INT': 0, 'WIS': 0, 'CHA': 0}
     """
     names = list(rules["design"]["stats"])
     given = dict(stats or {})
@@ -110,10 +137,42 @@ def _modifiers(what: str, stats, extra, rules, adaptability: int | None) -> Desi
 
 def check_ancestry(stats: Mapping[str, int] | None = None, *, adaptability: int = 0,
                    rules: Rules | None = None, **modifiers: int) -> DesignReport:
-    """Check an ancestry's stat modifiers and adaptability points (RULES.md §2.1).
+    """Check an ancestry's stat modifiers and adaptability points (GM guide, design limits).
 
     Each modifier in [-2, +3], their sum <= +3 (the shortfall becomes free stat points),
-    adaptability in 0..3. Stats by mapping or keyword (``STR=2``); missing ones are 0.
+    adaptability in 0..3 (``[design]`` data).
+
+    Parameters
+    ----------
+    stats : mapping of str to int, optional
+        Modifiers by stat name; keywords (``STR=2``) work too. Missing stats are 0.
+    adaptability : int, default 0
+        Adaptability points.
+    rules : Rules, optional
+        Rules to read ``[design]`` from (default: the bundled rules).
+    **modifiers : int
+        Modifiers by stat name.
+
+    Returns
+    -------
+    DesignReport
+        ``ok``, ``total``, ``free_points`` and ``problems``: one line per broken limit, saying
+        by how much.
+
+    Raises
+    ------
+    ValueError
+        An unknown stat name (with a did-you-mean and the accepted names) or a value that is not
+        an integer. A broken *limit* is not an error: it is listed in ``problems``.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> r = bl.design.check_ancestry(STR=4, DEX=2, adaptability=5)
+    >>> r.ok
+    False
+    >>> r.problems[1]
+    'sum of modifiers +6 is above the maximum +3 by 3'
     """
     return _modifiers("ancestry", stats, modifiers, rules,
                       check_integer("adaptability", adaptability))
@@ -121,16 +180,70 @@ def check_ancestry(stats: Mapping[str, int] | None = None, *, adaptability: int 
 
 def check_class(stats: Mapping[str, int] | None = None, *, rules: Rules | None = None,
                 **modifiers: int) -> DesignReport:
-    """Check a class's stat modifiers (RULES.md §2.1): an ancestry's limits, no adaptability."""
+    """Check a class's stat modifiers: an ancestry's limits, without adaptability (GM guide, design limits).
+
+    Parameters
+    ----------
+    stats : mapping of str to int, optional
+        Modifiers by stat name; missing stats are 0.
+    rules : Rules, optional
+        Rules to read ``[design]`` from (default: the bundled rules).
+    **modifiers : int
+        Modifiers by stat name (``STR=2``).
+
+    Returns
+    -------
+    DesignReport
+        ``ok``, ``total``, ``free_points`` and ``problems``.
+
+    Raises
+    ------
+    ValueError
+        An unknown stat name (with a did-you-mean and the accepted names) or a value that is not
+        an integer. A broken *limit* is not an error: it is listed in ``problems``.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.design.check_class(STR=2, CON=-1).free_points        # sum +1, below +3
+    2
+    """
     return _modifiers("class", stats, modifiers, rules, None)
 
 
 def check_creature(stats: Mapping[str, int] | None = None, *,
                    abilities: int | Sequence[str] = 0, rules: Rules | None = None,
                    **values: int) -> DesignReport:
-    """Check a creature's stats (each in [-4, +6]) and ability count (at most 4), RULES.md §2.1.
+    """Check a creature's stats (each in [-4, +6]) and ability count (at most 4) (GM guide, design limits).
 
-    ``abilities`` is a count, a list of names, or one name.
+    Parameters
+    ----------
+    stats : mapping of str to int, optional
+        Stats by name; missing stats are 0.
+    abilities : int, str or sequence of str, default 0
+        A count, a list of names, or one name.
+    rules : Rules, optional
+        Rules to read ``[design]`` from (default: the bundled rules).
+    **values : int
+        Stats by name (``STR=7``).
+
+    Returns
+    -------
+    DesignReport
+        ``ok``, ``total`` and ``problems`` (``free_points`` is 0 for a creature).
+
+    Raises
+    ------
+    ValueError
+        An unknown stat name (with a did-you-mean and the accepted names) or a value that is not
+        an integer. A broken *limit* is not an error: it is listed in ``problems``.
+        Also a negative ability count.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.design.check_creature(STR=7, abilities=["a", "b", "c", "d", "e"]).problems
+    ('STR = +7 is above the maximum +6 by 1', '5 abilities is above the maximum 4 by 1')
     """
     rules = resolve(rules)
     d = rules["design"]
@@ -149,7 +262,33 @@ def check_creature(stats: Mapping[str, int] | None = None, *,
 
 
 def stat_meaning(value: int, *, lang: str = "en", rules: Rules | None = None) -> str:
-    """What a creature stat value means (RULES.md §2.1): ``stat_meaning(5) -> 'exceptional'``."""
+    """What a creature stat value means (GM guide, design limits).
+
+    Parameters
+    ----------
+    value : int
+        A creature stat (-4..+6 in the bundled rules).
+    lang : str, default "en"
+        ``"en"`` or ``"fr"``.
+    rules : Rules, optional
+        Rules to read ``[design]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    str
+        The meaning, e.g. ``"exceptional"``.
+
+    Raises
+    ------
+    ValueError
+        A value that is not an integer within the creature stat range.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.design.stat_meaning(5), bl.design.stat_meaning(5, lang="fr")
+    ('exceptional', 'exceptionnel')
+    """
     rules = resolve(rules)
     d = rules["design"]
     v = check_integer("value", value, min=d["creature_stat_min"], max=d["creature_stat_max"])
