@@ -235,6 +235,7 @@ def check_nesting(value: object, source: str) -> None:
     stack = [(value, 0)]  # the file (top-level table) itself is level 0, as in check_depth
     while stack:
         node, depth = stack.pop()
+        children: Iterable[object]
         if isinstance(node, Mapping):
             children = node.values()
         elif isinstance(node, (list, tuple)):

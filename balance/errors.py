@@ -8,6 +8,7 @@ from __future__ import annotations
 import difflib
 import math
 import numbers
+from typing import SupportsInt, cast
 from collections.abc import Iterable
 
 import numpy as np
@@ -61,16 +62,17 @@ def check_integer(name: str, value: object, *, min: int | None = None,
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         if isinstance(value, numbers.Real) and not isinstance(value, bool) \
                 and float(value).is_integer():
-            value = int(value)
+            number = int(cast(SupportsInt, value))  # a whole Real (2.0, Fraction(4, 1))
         else:
             raise _invalid(name, "an integer", min, max, value, repr_=True)
-    value = int(value)
-    if (min is not None and value < min) or (max is not None and value > max):
-        raise _invalid(name, "an integer", min, max, value)
-    if not _INT64_MIN <= value <= _INT64_MAX:  # numpy could not hold it
+    else:
+        number = int(value)
+    if (min is not None and number < min) or (max is not None and number > max):
+        raise _invalid(name, "an integer", min, max, number)
+    if not _INT64_MIN <= number <= _INT64_MAX:  # numpy could not hold it
         raise _invalid(name, "an integer", _INT64_MIN if min is None else min,
-                       _INT64_MAX if max is None else max, value)
-    return value
+                       _INT64_MAX if max is None else max, number)
+    return number
 
 
 def check_number(name: str, value: object, *, min: float | None = None,
@@ -82,14 +84,15 @@ def check_number(name: str, value: object, *, min: float | None = None,
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise ValueError(f"{name} must be a number, got {value!r}")
-    if not math.isfinite(value):
+    number = cast(float, value)  # a Real, returned as given (an int stays an int)
+    if not math.isfinite(number):
         raise ValueError(f"{name} must be a finite number, got {value!r}")
-    if min is not None and (value <= min if strict_min else value < min):
+    if min is not None and (number <= min if strict_min else number < min):
         op = ">" if strict_min else ">="
-        raise ValueError(f"{name} must be a number {op} {min}, got {value}")
-    if max is not None and value > max:
-        raise ValueError(f"{name} must be a number {_range_text(min, max)}, got {value}")
-    return value
+        raise ValueError(f"{name} must be a number {op} {min}, got {number}")
+    if max is not None and number > max:
+        raise ValueError(f"{name} must be a number {_range_text(min, max)}, got {number}")
+    return number
 
 
 def check_integer_array(name: str, value: object, *, min: int | None = None,

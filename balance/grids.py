@@ -16,6 +16,7 @@ array([[ 0.,  1.],
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Literal
 
 import numpy as np
 
@@ -58,10 +59,13 @@ def elementwise(func: Callable[..., np.ndarray], *arrays: np.ndarray, dtype: typ
     check_grid(what, shape, "the shapes of the arguments", most=MAX_RESULT_CELLS)
     if int(np.prod(shape, dtype=np.int64)) <= CHUNK:
         return np.broadcast_to(np.asarray(func(*arrays), dtype=dtype), shape).copy()
-    out = np.empty(shape, dtype=dtype)
+    out: np.ndarray = np.empty(shape, dtype=dtype)
+    flag = Literal["readonly", "writeonly"]
+    read: list[flag] = ["readonly"]
+    write: list[flag] = ["writeonly"]
+    op_flags = [read] * len(arrays) + [write]
     it = np.nditer([*arrays, out], flags=["external_loop", "buffered", "zerosize_ok"],
-                   op_flags=[["readonly"]] * len(arrays) + [["writeonly"]],
-                   buffersize=CHUNK)
+                   op_flags=op_flags, buffersize=CHUNK)
     with it:
         for *chunks, res in it:
             res[...] = func(*chunks)
