@@ -351,3 +351,39 @@ def test_the_fight_simulator_uses_the_weakness_helper(monkeypatch):
     monkeypatch.setattr(sim, "attack_adjustment", spy)
     bl.fights.simulate(["Wolf"], trials=10, seed=1)
     assert seen
+
+
+# -- what a situation is worth, and the report section ---------------------------------------
+def test_duel_situations_rows_are_the_duels_they_name():
+    a, b = P.combatant(70), P.combatant(50)
+    sit = {"as set": {}, "ambush": {"surprise": "second"}, "charge": {"charge": "first"}}
+    t = P.duel_situations(a, b, sit, trials=3000, seed=11)
+    children = np.random.SeedSequence(11).spawn(3)
+    for i, (name, kw) in enumerate(sit.items()):
+        direct = P.duel(a, b, trials=3000, seed=children[i], progress=False, **kw)
+        assert t["first_wins"].iloc[i] == direct.table.loc["first_wins", "estimate"]
+    assert t["change"].iloc[1] == t["first_wins"].iloc[1] - t["first_wins"].iloc[0]
+    lo, hi = t["change_low"].iloc[1], t["change_high"].iloc[1]
+    se = math.sqrt(sum(p * (1 - p) / 3000 for p in t["first_wins"].iloc[:2]))
+    assert hi - lo == pytest.approx(2 * 1.959964 * se, rel=1e-3)
+    with pytest.raises(ValueError, match="duel_spec keywords"):
+        P.duel_situations(a, b, {"bad": {"ambush": True}}, trials=10)
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_report_section_on_surprise_and_effects(lang):
+    from types import SimpleNamespace
+    from balance.report.topics import TOPICS, special_effects as topic
+    from balance.report.topics._base import Context
+    assert "special_effects" in TOPICS
+    rules = bl.rules.resolve(None)
+    settings = SimpleNamespace(trials=1000, seed=5, workers=1)
+    results = topic.compute(rules, settings)
+    table = results["situations"]
+    # one row per default situation and per effect the default policy lists
+    pol = rules["percentile"]["special_effects"]["policies"]["default"]
+    assert len(table) == len(P.SITUATIONS) + len(set(pol["attacker"]) | set(pol["defender"]))
+    section = topic.render(results, Context(rules, settings, lang))
+    assert section.title == topic.WORDS["title"][lang]
+    assert any("special_effects" in line for line in section.assumed)
+    assert len(section.tables[0].frame) == len(table)

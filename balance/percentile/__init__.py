@@ -14,6 +14,7 @@ from .characteristics import (acrobatics_base, action_points, athletics_base,
 from .combat import charge, harder_grade, initiative, knockback_metres, parry_blocked
 from .contests import contest_skills, differential, effects_won, opposed, opposed_outcome
 from .duel_tables import duel, duel_table, weapon_matchups
+from .duel_values import SITUATIONS, duel_situations
 from .duels import DuelSpec, duel_sampler, duel_spec
 from .exchange import exchange
 from .fighters import Fighter, average_human, combatant, weapon_size
@@ -54,4 +55,5 @@ __all__ = [
     "recovery_hours", "periods_to_recover",
     # RULES.md 3.4: special effects and the policies that spend them
     "special_effects", "situation", "spend_effects", "policy", "ListPolicy",
+    "duel_situations", "SITUATIONS",
 ]

@@ -58,8 +58,12 @@ def _summary(res, rules) -> pd.DataFrame:
 
 
 def duel(first: Fighter, second: Fighter, *, trials: int = 100_000, seed: RNGLike = None,
-         max_rounds: int | None = None, rules: RulesLike = None, **run_options) -> Simulation:
+         max_rounds: int | None = None, policies=None, surprise: str | None = None,
+         charge: str | None = None, rules: RulesLike = None, **run_options) -> Simulation:
     """Simulate ``trials`` duels between two combatants (:func:`combatant`).
+
+    ``policies``, ``surprise`` and ``charge`` go to :func:`duel_spec` (how each side spends
+    its special effects; a surprised side; the side(s) opening with a charge).
 
     Returns
     -------
@@ -73,7 +77,8 @@ def duel(first: Fighter, second: Fighter, *, trials: int = 100_000, seed: RNGLik
         distribution of the ending round.
     """
     rules = resolve(rules)
-    spec = duel_spec(first, second, max_rounds=max_rounds, rules=rules)
+    spec = duel_spec(first, second, max_rounds=max_rounds, policies=policies,
+                     surprise=surprise, charge=charge, rules=rules)
     trials = check_integer("trials", trials, min=1)
     res = montecarlo.run(partial(duel_sampler, spec=spec), trials, seed=seed, rules=rules,
                          label="percentile duel", **run_options)
