@@ -14,7 +14,7 @@ __all__ = ["TOPICS", "Context", "available_topics", "topic_module"]
 #: report order
 TOPICS = ("changes", "death", "injuries", "montecarlo_check", "rescue", "campaign", "d20", "treatment",
           "timeline", "negotiation", "negotiation_rules", "rest", "encounters", "percentile",
-          "duels", "variants", "assumptions")
+          "duels", "special_effects", "variants", "assumptions")
 
 
 def topic_module(key: str) -> ModuleType:
