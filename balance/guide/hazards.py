@@ -33,12 +33,40 @@ class Fall(NamedTuple):
 
 
 def fall(height: float, *, lang: str = "en", rules: Rules | None = None) -> Fall:
-    """Fall damage by height in metres (RULES.md §2.5).
+    """Fall damage by height in metres (GM guide, other rules).
 
     ``h < 2``: nothing; ``2 <= h < 10``: ``floor(h/2)`` d6 (7 m -> 3d6); ``10 <= h <= 12``: HP to
     0, unconscious, no dying clock; ``h > 12``: death (12.001 m is death). The bands are rules
     data in centimetres; a height within 10^-8 m of a whole centimetre counts as that centimetre
     (float noise).
+
+    Parameters
+    ----------
+    height : float
+        Height of the fall in metres (>= 0, finite).
+    lang : str, default "en"
+        Language of the band's label (``"en"`` or ``"fr"``).
+    rules : Rules, optional
+        Rules to read ``[guide]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    Fall
+        height, outcome (``"none"``, ``"dice"``, ``"unconscious"`` or ``"dead"``), dice (``"0"``
+        when none are rolled) and label.
+
+    Raises
+    ------
+    ValueError
+        A negative or infinite height, or a height that would roll more than the dice budget.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.guide.fall(7)
+    Fall(height=7, outcome='dice', dice='3d6', label='damage')
+    >>> bl.guide.fall(12).outcome, bl.guide.fall(12.001).outcome
+    ('unconscious', 'dead')
     """
     rules = resolve(rules)
     f = rules["guide"]["falls"]
@@ -62,7 +90,31 @@ def fall(height: float, *, lang: str = "en", rules: Rules | None = None) -> Fall
 
 
 def fall_table(heights: Sequence[float], *, rules: Rules | None = None) -> pd.DataFrame:
-    """:func:`fall` for several heights: height, outcome, dice, mean_damage, label, label_fr."""
+    """:func:`fall` for several heights, one row each (GM guide, other rules).
+
+    Parameters
+    ----------
+    heights : sequence of float
+        Heights in metres.
+    rules : Rules, optional
+        Rules to read ``[guide]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    pandas.DataFrame
+        height, outcome, dice, mean_damage, label, label_fr.
+
+    Raises
+    ------
+    ValueError
+        As :func:`fall`, for any height.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.guide.fall_table([1, 4, 7, 11, 13]).dice.tolist()
+    ['0', '2d6', '3d6', '0', '0']
+    """
     rows = []
     for h in heights:
         en = fall(h, rules=rules)
@@ -74,8 +126,35 @@ def fall_table(heights: Sequence[float], *, rules: Rules | None = None) -> pd.Da
 
 def fatigue_penalty(days_without_sleep: int = 0, days_without_food: int = 0, *,
                     rules: Rules | None = None) -> int:
-    """Penalty to all tests (RULES.md §2.5): -1 per full day without sleep, -1 per day
-    without food or drink; the two add (two days without either -> -4)."""
+    """Penalty to all tests from fatigue (GM guide, other rules).
+
+    -1 per full day without sleep, -1 per day without food or drink; the two add.
+
+    Parameters
+    ----------
+    days_without_sleep : int, default 0
+        Full days without sleep (>= 0).
+    days_without_food : int, default 0
+        Days without food or drink (>= 0).
+    rules : Rules, optional
+        Rules to read ``[guide]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    int
+        The penalty (0 or negative).
+
+    Raises
+    ------
+    ValueError
+        A number of days that is not a whole number >= 0.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.guide.fatigue_penalty(days_without_sleep=2, days_without_food=2)
+    -4
+    """
     f = resolve(rules)["guide"]["fatigue"]
     s = check_integer("days_without_sleep", days_without_sleep, min=0)
     d = check_integer("days_without_food", days_without_food, min=0)
@@ -159,11 +238,33 @@ def stack_effects(applications: Sequence[Mapping], turns: int, *,
 
 def reward_paths(paths: Mapping[str, Mapping[str, float]], *,
                  rules: Rules | None = None) -> pd.DataFrame:
-    """Check that XP and AP offered along different paths total the same (RULES.md §2.5).
+    """Check that XP and AP offered along different paths total the same (GM guide, other rules).
 
-    ``reward_paths({"fight": {"xp": 2, "ap": 2}, "capture": {"xp": 3, "ap": 1}})`` -> one row per
-    path: xp, ap, total, difference from the largest total, and ``equivalent`` (within
-    ``guide.rewards.tolerance``).
+    Parameters
+    ----------
+    paths : mapping of str to mapping
+        ``{"fight": {"xp": 2, "ap": 2}, "capture": {"xp": 3, "ap": 1}}``: per path, its
+        ``xp`` and ``ap`` (missing ones are 0).
+    rules : Rules, optional
+        Rules to read ``[guide]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per path: xp, ap, total, difference from the largest total, and ``equivalent``
+        (all totals within ``guide.rewards.tolerance``).
+
+    Raises
+    ------
+    ValueError
+        An empty or malformed mapping, a key other than xp and ap, or a negative amount.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> table = bl.guide.reward_paths({"fight": {"xp": 2, "ap": 2}, "capture": {"xp": 3, "ap": 1}})
+    >>> table.total.tolist(), bool(table.equivalent.all())
+    ([4, 4], True)
     """
     tol = resolve(rules)["guide"]["rewards"]["tolerance"]
     if not isinstance(paths, Mapping) or not paths:
