@@ -122,8 +122,10 @@ def test_d20_plots_match_the_enumeration():
     (image,) = ax.get_images()
     arr = np.asarray(image.get_array())
     assert arr.shape == (21, 22)  # S.P. 0..20 x characteristic 0..21
-    # C' = 12: S.P. 0..11 each 1/20
-    assert np.allclose(arr[:12, 12], 0.05) and np.allclose(np.nan_to_num(arr[12:, 12]), 0)
+    # the chance of at least y S.P.: C' = 12 gives faces 1..12 and S.P. 11..0, so
+    # P(S.P. >= y) = (12 - y) / 20 for y = 0..11, and no S.P. above 11 (blank)
+    np.testing.assert_allclose(arr[:12, 12], [(12 - y) / 20 for y in range(12)])
+    assert np.isnan(np.asarray(arr, dtype=float)[12:, 12]).all()
     assert ax.get_ylabel() == "Points de Réussite (P.R.)"
 
 
@@ -232,7 +234,8 @@ def test_campaign_plots(campaign):
     assert ax.get_xlabel() == "Combat"
     ax = bl.plots.wound_burden(campaign)
     bands = [c for c in ax.collections if isinstance(c, PolyCollection)]
-    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    handles, labels = ax.get_legend_handles_labels()
+    labels = [t for h, t in zip(handles, labels) if h.get_gid() != "band-note"]  # the note
     assert len(bands) == len(labels) == len(ax.get_lines()) and labels[-1] == "dead"
     wounds = campaign.extra["wounds"]
     dead = wounds[wounds.wounds == "dead"].sort_values("fight")

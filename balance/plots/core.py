@@ -16,8 +16,10 @@ import numpy as np
 import pandas as pd
 
 from ..rules import Rules, resolve
-from ._style import (LINESTYLES, PALETTE, axes, band_colour, check_lang, finish, name_column,
-                     pick_column, text)
+from ._style import (LINESTYLES, PALETTE, axes, band_colour, band_line_colour, band_note,
+                     check_lang, colorbar, finish, hover, name_column, pct, pick_column,
+                     plain_log_ticks, text, words)
+from ..labels import decimal
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -137,7 +139,7 @@ def injury_heatmap(surface: pd.DataFrame, *, negative_hp: int | None = None,
                       interpolation="nearest",
                       extent=(x.min() - 0.5, x.max() + 0.5, len(order) - 0.5, -0.5))
     ax.set_yticks(range(len(order)), order, fontsize=7)
-    ax.figure.colorbar(image, ax=ax, label=text("probability", lang), shrink=0.8)
+    colorbar(ax, image, text("probability", lang))
     finish(ax, title=text("heatmap_title", lang, negative_hp=hp, wounds=n),
            xlabel=text("seconds", lang), legend=False)
     ax.grid(False)
@@ -152,27 +154,36 @@ def d20_success(table: pd.DataFrame, *, ax: Axes | None = None, lang: str = "en"
     lang = check_lang(lang)
     chance = table.groupby("characteristic", sort=True)["success"].first()
     ax = axes(ax)
-    ax.plot(chance.index, chance.to_numpy(), marker="o", markersize=3, color=PALETTE[0],
-            label=label)
+    line, = ax.plot(chance.index, chance.to_numpy(), marker="o", markersize=3, color=PALETTE[0],
+                    label=label)
+    hover(line, [f"C' = {c}: {pct(p, 0, lang)}" for c, p in chance.items()])
+    ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
     ax.set_ylim(-0.02, 1.02)
     return finish(ax, title=text("d20_title", lang), xlabel=text("characteristic", lang),
                   ylabel=text("success_chance", lang), legend=label is not None)
 
 
 def sp_distribution(table: pd.DataFrame, *, ax: Axes | None = None, lang: str = "en"):
-    """Distribution of the Success Points against the characteristic, as a heatmap; the share
-    of failures is the blank part of each column (RULES.md 1.1)."""
+    """Chance of at least ``y`` Success Points against the characteristic, as a heatmap: each
+    column falls from the chance of success (at 0 S.P.) to nothing; failures are the rest of
+    the column (RULES.md 1.1). (Each S.P. value of a success is equally likely, so the map of
+    single values would be one flat colour: the cumulative chance is what varies.)"""
     lang = check_lang(lang)
     sp = table[table["points"] >= 0]
     wide = sp.pivot_table(index="points", columns="characteristic", values="probability",
                           aggfunc="sum").reindex(columns=sorted(table["characteristic"].unique()))
+    wide = wide.sort_index().fillna(0.0)
+    at_least = wide.iloc[::-1].cumsum().iloc[::-1]  # P(S.P. >= y), column by column
+    at_least = at_least.where(at_least > 0)          # blank above the largest S.P. there is
     ax = axes(ax)
-    x, y = wide.columns.to_numpy(), wide.index.to_numpy()
-    image = ax.imshow(wide.to_numpy(), origin="lower", aspect="auto", cmap="Blues", vmin=0,
-                      interpolation="nearest",
+    x, y = at_least.columns.to_numpy(), at_least.index.to_numpy()
+    image = ax.imshow(at_least.to_numpy(), origin="lower", aspect="auto", cmap="Blues",
+                      vmin=0, vmax=1, interpolation="nearest",
                       extent=(x.min() - 0.5, x.max() + 0.5, y.min() - 0.5, y.max() + 0.5))
-    ax.figure.colorbar(image, ax=ax, label=text("probability", lang))
-    finish(ax, title=text("sp_title", lang), xlabel=text("characteristic", lang),
+    colorbar(ax, image, words("sp_at_least", lang))
+    for axis in (ax.xaxis, ax.yaxis):  # characteristic and S.P. are whole numbers
+        axis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
+    finish(ax, title=words("sp_at_least_title", lang), xlabel=text("characteristic", lang),
            ylabel=text("success_points", lang), legend=False)
     ax.grid(False)
     return ax
@@ -201,11 +212,15 @@ def treatment_curves(cure_table: pd.DataFrame, *, level: str = "light", value: s
     ax = axes(ax)
     for i, (mod, curve) in enumerate(frame.groupby("modifier", sort=False)):
         curve = curve[np.isfinite(curve[value])].sort_values("cunning")
-        ax.plot(curve["cunning"], curve[value], marker="o", markersize=3,
-                color=band_colour(i, 5), label=text("band", lang, modifier=int(mod)))
+        line, = ax.plot(curve["cunning"], curve[value], marker="o", markersize=3,
+                        color=band_line_colour(i, 5), label=text("band", lang, modifier=int(mod)))
+        unit = value == "expected_hours"
+        hover(line, [f"{text('cunning', lang)} {c}: " + (f"{decimal(v, 1, lang)} h" if unit
+                     else pct(v, 0, lang)) for c, v in zip(curve["cunning"], curve[value])])
     ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))  # Cunning is whole
     if value == "expected_hours":
         ax.set_yscale("log")
+        plain_log_ticks(ax.yaxis)
     else:
         ax.set_ylim(-0.02, 1.02)
     return finish(ax, title=text("treatment_title", lang, level=_level_name(level, lang, rules)),
@@ -275,11 +290,15 @@ def mc_check(simulated: pd.DataFrame, exact: pd.DataFrame, *, ax: Axes | None = 
     x = np.arange(len(simulated))
     ax = axes(ax, figsize=(7.0, 4.6))
     yerr = np.vstack([simulated[est] - simulated["ci_low"], simulated["ci_high"] - simulated[est]])
-    ax.errorbar(x, simulated[est], yerr=np.clip(yerr, 0, None), fmt="o", markersize=3,
-                color=PALETTE[0], capsize=2, label=f"{text('simulated', lang)} "
-                f"({text('interval', lang)})")
+    bars = ax.errorbar(x, simulated[est], yerr=np.clip(yerr, 0, None), fmt="o", markersize=3,
+                       color=PALETTE[0], capsize=2, label=f"{text('simulated', lang)} "
+                       f"({text('interval', lang)})")
+    hover(bars.lines[0], [f"{n}: {pct(p, 2, lang)} ({pct(lo, 2, lang)} – {pct(hi, 2, lang)})"
+                          for n, p, lo, hi in zip(simulated[name].astype(str), simulated[est],
+                                                  simulated["ci_low"], simulated["ci_high"])])
     ax.plot(x, exact["probability"].to_numpy(), "x", color=PALETTE[1], label=text("exact", lang))
     ax.set_xticks(x, simulated[name].astype(str), rotation=90, fontsize=6)
+    band_note(ax, simulated["ci_high"] - simulated["ci_low"], lang, markers=True)
     return finish(ax, title=text("mc_check_title", lang), ylabel=text("probability", lang))
 
 

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ..rules import Rules, resolve
-from ._style import PALETTE, axes, check_lang, finish, label, text
+from ._style import PALETTE, axes, band_note, check_lang, colorbar, finish, label, text
 from .intervals import interval_curves
 
 if TYPE_CHECKING:
@@ -86,7 +86,7 @@ def opposed_heatmap(table: pd.DataFrame, *, ax: Axes | None = None, lang: str = 
     contour = ax.contour(x, y, wide.to_numpy(), levels=[0.25, 0.5, 0.75], colors="black",
                          linewidths=0.7)
     ax.clabel(contour, fontsize=7)
-    ax.figure.colorbar(image, ax=ax, label=text("first_wins", lang))
+    colorbar(ax, image, text("first_wins", lang))
     finish(ax, title=text("opposed_title", lang), xlabel=text("second_skill", lang),
            ylabel=text("first_skill", lang), legend=False)
     ax.grid(False)
@@ -103,6 +103,7 @@ def duel_gap(table: pd.DataFrame, *, ax: Axes | None = None, lang: str = "en"):
     ax.axhline(0.5, color="grey", linewidth=0.8, linestyle=":")
     ax.axvline(0, color="grey", linewidth=0.8, linestyle=":")
     ax.set_ylim(-0.02, 1.02)
+    band_note(ax, frame["ci_high"] - frame["ci_low"], lang)
     return finish(ax, title=text("duel_title", lang), xlabel=text("skill_gap", lang),
                   ylabel=text("first_wins", lang), legend_outside=True)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import html
+import json
 import re
 from collections.abc import Mapping, Sequence
 
@@ -19,7 +20,7 @@ from ..text import plain_text
 from ..labels import check_lang, text
 from .model import Figure, Section, Table
 
-__all__ = ["render_html", "table_html", "figure_html", "inline_svg"]
+__all__ = ["render_html", "table_html", "figure_html", "inline_svg", "hover_titles"]
 
 #: the page's own words (its chrome), by language
 _WORDS = {"en": {"top": "Back to contents", "figure": "Figure"},
@@ -68,6 +69,7 @@ ul.findings a{font-size:.85rem}
 nav.toc{font-size:.9rem}
 nav.toc ol{padding-left:1.6rem;margin:.3rem 0 0}
 nav.toc li{margin:.1rem 0}
+g.hover use{cursor:crosshair}
 a.top{display:inline-block;font-size:.8rem;margin-top:.6rem;text-decoration:none}
 a.top:hover,nav.toc a:hover{text-decoration:underline}
 section{scroll-margin-top:.5rem}
@@ -135,6 +137,51 @@ def table_html(table: Table) -> str:
 _SVG_HEAD = re.compile(r"<svg\b[^>]*>")
 
 
+_HOVER = re.compile(r'<g id="hover_([A-Za-z0-9_-]*)"')
+_G_TAG = re.compile(r"<g\b|</g>")
+_USE = re.compile(r"<use\b[^>]*?/>")
+
+
+def _hover_texts(data: str) -> list[str] | None:
+    try:
+        texts = json.loads(base64.urlsafe_b64decode(data + "=" * (-len(data) % 4)))
+    except ValueError:
+        return None
+    return [str(t) for t in texts] if isinstance(texts, list) else None
+
+
+def hover_titles(svg: str, prefix: str = "hover") -> str:
+    """Turn the groups :func:`balance.plots._style.hover` marked (``id="hover_<data>"``)
+    into ``<title>`` elements, one per marker (shown by the browser under the pointer): the
+    i-th text on the group's i-th marker, or one title on the whole group when the counts
+    differ. The group keeps a short id (``<prefix>-<n>``)."""
+    out, pos, n = [], 0, 0
+    while (match := _HOVER.search(svg, pos)) is not None:
+        texts = _hover_texts(match.group(1))
+        depth, end = 0, None
+        for tag in _G_TAG.finditer(svg, match.start()):
+            depth += 1 if tag.group(0) == "<g" else -1
+            if depth == 0:
+                end = tag.start()
+                break
+        if end is None or texts is None:
+            break
+        body = svg[match.end():end]
+        uses = _USE.findall(body)
+        if len(uses) == len(texts) and texts:
+            it = iter(texts)
+            body = _USE.sub(lambda m: f"{m.group(0)[:-2]}><title>{_e(next(it))}</title></use>",
+                            body)
+        elif texts:
+            first = body.index(">") + 1
+            body = body[:first] + f"<title>{_e(' · '.join(texts))}</title>" + body[first:]
+        n += 1
+        out.append(svg[pos:match.start()] + f'<g id="{_e(prefix)}-{n}" class="hover"' + body)
+        pos = end
+    out.append(svg[pos:])
+    return "".join(out)
+
+
 def inline_svg(svg: str) -> str:
     """A matplotlib SVG document made fit to inline in an HTML page: no XML prolog, doctype,
     metadata or namespace URL (the HTML parser puts ``<svg>`` in its namespace), no global
@@ -157,7 +204,7 @@ def figure_html(fig: Figure, number: int, lang: str) -> str:
     caption = f"<b>{_e(_WORDS[lang]['figure'])} {number}.</b> {_e(fig.caption)}"
     svg = getattr(fig, "svg", "") or ""
     if svg:
-        body = inline_svg(svg).replace(
+        body = hover_titles(inline_svg(svg), f"{fig.name}-hover").replace(
             "role='img'", f"role='img' aria-label='{_e(fig.caption or fig.name)}'", 1)
     else:
         data = base64.b64encode(fig.png).decode("ascii")
