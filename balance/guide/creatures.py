@@ -180,12 +180,64 @@ def sheet(*, level: int, base_hp: int, size: str, kind: str = "standard",
           weaknesses: Sequence[str] = (), resistances: Sequence[str] = (),
           abilities: Sequence[str] = (), has_area: bool | None = None,
           rules: Rules | None = None, **stat_values_: int) -> CreatureSheet:
-    """A creature sheet from the guide's formulas (RULES.md §2.2, ratio §2.4).
+    """A creature sheet from the guide's formulas (GM guide, creature sheet; the ratio: adversity ratio).
 
     Init = 10 + DEX; Phys Def = 10 + 2 CON + level; Mag Def = 10 + 2 WIS + level;
     Melee/Ranged/Mag Atk = STR/DEX/INT + level; Max HP = base_hp x level + CON.
-    Checks stats (each in [-4, +6]), at most 4 abilities, the level range and the base-HP range
-    of the size and kind. ``has_area`` defaults to ``targets > 1``.
+
+    Parameters
+    ----------
+    level : int
+        Level (1..20).
+    base_hp : int
+        Base HP, within the range of the size and kind (standard small: 3-5).
+    size : str
+        ``tiny``, ``small``, ``medium``, ``large``, ``huge`` or ``titanic``.
+    kind : str, default "standard"
+        ``standard``, ``mini-boss`` or ``boss`` (a mini-boss takes its base HP from the boss ranges
+        and its ratio from the standard column).
+    stats : mapping of str to int, optional
+        The six stats (each in [-4, +6]); keywords (``DEX=2``) work too; missing ones are 0.
+    name : str, default "creature"
+        The sheet's name.
+    attack, damage : str, optional
+        Attack kind (melee, ranged, magic) and damage dice; default the rules' (melee, 1d6,
+        *assumed*).
+    damage_bonus, roll_bonus : int, default 0
+        Bonuses to damage and to the attack roll.
+    damage_type : str, default ""
+        The damage type.
+    targets : int, default 1
+        Enemies each attack rolls against (an area attack when > 1).
+    weaknesses, resistances, abilities : str or sequence of str
+        Names (at most 4 abilities).
+    has_area : bool, optional
+        Whether the creature has an area ability; default ``targets > 1``.
+    rules : Rules, optional
+        Rules to read ``[creatures]``, ``[bestiary]`` and ``[party]`` from (default: the bundled rules).
+    **stat_values_ : int
+        Stats by name.
+
+    Returns
+    -------
+    CreatureSheet
+        max_hp, phys_def, mag_def, init, the attacks, adversity_ratio, ``summary()``...
+
+    Raises
+    ------
+    ValueError
+        A level, stat or base HP out of range, an unknown size, kind or stat (with the accepted
+        names), more than 4 abilities, naming the argument.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> goblin = bl.creatures.sheet(level=5, base_hp=4, size="small", kind="standard",
+    ...                             STR=0, DEX=2, CON=-2, INT=-1, WIS=0, CHA=-1, name="Goblin")
+    >>> goblin.max_hp, goblin.phys_def, goblin.mag_def, goblin.init
+    (18, 11, 15, 12)
+    >>> goblin.adversity_ratio     # stats sum to -2: one step down from 1/2
+    Fraction(1, 3)
     """
     rules = resolve(rules)
     values = stat_values(stats, stat_values_, rules, what="creature stats")
@@ -215,7 +267,35 @@ def _row_sheet(row: Mapping, level: int, rules: Rules, *, is_pc: bool) -> Creatu
 
 
 def creature(name: str, level: int | None = None, *, rules: Rules | None = None) -> CreatureSheet:
-    """A bestiary creature by English or French name (``"Goblin"``, ``"Gobelin"``) at ``level``."""
+    """A bestiary creature by English or French name, at ``level`` (GM guide, creature sheet).
+
+    Parameters
+    ----------
+    name : str
+        ``"Goblin"``, ``"Gobelin"``, ``"Dragon"``...
+    level : int, optional
+        Level (1..20); default the rules' default level (5, *assumed*).
+    rules : Rules, optional
+        Rules to read ``[creatures]``, ``[bestiary]`` and ``[party]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    CreatureSheet
+        The creature's sheet.
+
+    Raises
+    ------
+    ValueError
+        An unknown name (with a did-you-mean) or a level out of range.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.creatures.creature("Dragon").max_hp          # 20 x 5 + 4
+    104
+    >>> bl.creatures.creature("Dragonnet", level=3).name
+    'Baby Dragon'
+    """
     rules = resolve(rules)
     _, row = find_row(rules["bestiary"]["creatures"], name, "creature")
     return _row_sheet(row, rules["bestiary"]["default_level"] if level is None else level,
@@ -223,21 +303,96 @@ def creature(name: str, level: int | None = None, *, rules: Rules | None = None)
 
 
 def bestiary(level: int | None = None, *, rules: Rules | None = None) -> pd.DataFrame:
-    """The bestiary (rules data, assumed) at ``level``: one row per creature, its sheet values."""
+    """The bestiary of the rules data (*assumed*) at ``level``: one row per creature (GM guide, creature sheet).
+
+    Parameters
+    ----------
+    level : int, optional
+        Level (1..20); default the rules' default level (5, *assumed*).
+    rules : Rules, optional
+        Rules to read ``[creatures]``, ``[bestiary]`` and ``[party]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    pandas.DataFrame
+        name, name_fr, level, size, kind, base_hp, max_hp, the defences and attacks, stat_sum,
+        adversity_ratio, attack, damage, targets.
+
+    Raises
+    ------
+    ValueError
+        A level out of range.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.creatures.bestiary().name.tolist()[:3]
+    ['Goblin', 'Dragon', 'Baby Dragon']
+    """
     rules = resolve(rules)
     sheets = [creature(r["en"], level, rules=rules) for r in rules["bestiary"]["creatures"]]
     return pd.DataFrame([_row(s) for s in sheets])
 
 
 def pc(name: str, level: int | None = None, *, rules: Rules | None = None) -> CreatureSheet:
-    """A member of the default party (rules data ``party``, assumed) at ``level``."""
+    """A member of the default party (rules data ``party``, *assumed*) at ``level`` (GM guide, creature sheet).
+
+    Parameters
+    ----------
+    name : str
+        ``"Warrior"``, ``"Ranger"``, ``"Mage"`` or ``"Cleric"`` (or a French name).
+    level : int, optional
+        Level (1..20); default the rules' default level (5, *assumed*).
+    rules : Rules, optional
+        Rules to read ``[creatures]``, ``[bestiary]`` and ``[party]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    CreatureSheet
+        The PC built with the creature formulas.
+
+    Raises
+    ------
+    ValueError
+        An unknown member (with the accepted names) or a level out of range.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.creatures.pc("Mage").name
+    'Mage'
+    """
     rules = resolve(rules)
     _, row = find_row(rules["party"]["members"], name, "party member")
     return _row_sheet(row, rules["party"]["level"] if level is None else level, rules, is_pc=True)
 
 
 def party(level: int | None = None, *, rules: Rules | None = None) -> list[CreatureSheet]:
-    """The default party (assumed): four PCs built with the creature formulas."""
+    """The default party (*assumed*): four PCs built with the creature formulas (GM guide, creature sheet).
+
+    Parameters
+    ----------
+    level : int, optional
+        Level (1..20); default the rules' default level (5, *assumed*).
+    rules : Rules, optional
+        Rules to read ``[creatures]``, ``[bestiary]`` and ``[party]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    list of CreatureSheet
+        The party's sheets, in the rules' order.
+
+    Raises
+    ------
+    ValueError
+        A level out of range.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> [p.name for p in bl.creatures.party()]
+    ['Warrior', 'Ranger', 'Mage', 'Cleric']
+    """
     rules = resolve(rules)
     return [pc(r["en"], level, rules=rules) for r in rules["party"]["members"]]
 
@@ -256,7 +411,33 @@ def _damage_text(s: CreatureSheet) -> str:
 
 
 def summary_table(sheet: CreatureSheet, levels: Sequence[int] | None = None) -> pd.DataFrame:
-    """One row per level (default level_min..summary_levels_max, i.e. 1..20) of ``sheet``."""
+    """The guide's summary table of a sheet: one row per level (GM guide, creature sheet).
+
+    Parameters
+    ----------
+    sheet : CreatureSheet
+        The creature.
+    levels : sequence of int, optional
+        Levels; default ``level_min..summary_levels_max`` (1..20).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by level: max_hp, phys_def, mag_def, init, melee_atk, ranged_atk, mag_atk,
+        adversity_ratio.
+
+    Raises
+    ------
+    ValueError
+        A level out of range.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> goblin = bl.creatures.creature("Goblin")
+    >>> bl.creatures.summary_table(goblin).shape
+    (20, 8)
+    """
     rules = resolve(sheet.rules)
     c = rules["creatures"]
     if levels is None:
