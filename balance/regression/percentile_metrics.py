@@ -1,15 +1,37 @@
-"""Metrics of the percentile rules (RULES.md §3): d100 tiers, opposed and differential rolls.
+"""Metrics of the percentile rules (RULES.md §3): d100 tiers, opposed and differential rolls;
+§3.4: Passions, casting while hurt, magic-point sources; and duels with surprise, a charge and
+the special-effect policies.
 
-Exact, from :mod:`balance.percentile`.
+Exact from :mod:`balance.percentile`, except the duels (Monte Carlo, a fifth of the trials).
 """
 from __future__ import annotations
 
-from .metrics import Metric, distribution
+from functools import partial
+
+from ..rng import RNGLike
+from ..rules import Rules
+from .metrics import Measurement, Metric, distribution, mc_proportion
 
 __all__ = ["metrics"]
 
 SKILLS = (30, 65, 120)
 CONTEST = (60, 40)
+#: casting while hurt: skill, Willpower (RULES.md 3.4)
+CASTING = (60, 50)
+#: the duel of the situations: Combat Style 70 against 50, the bundled defaults
+DUEL = (70, 50)
+DUEL_SITUATIONS = {"surprise": {"surprise": "second"}, "surprised": {"surprise": "first"},
+                   "charge": {"charge": "first"}, "no_effects": {"policies": "none"}}
+_SCALE = 0.2
+
+
+def _duel(rules: Rules, trials: int, seed: RNGLike, *, situation: str) -> Measurement:
+    """P(first wins) of the 70 vs 50 duel in one situation (RULES.md 3.3-3.4)."""
+    from .. import percentile
+    a, b = (percentile.combatant(s, rules=rules) for s in DUEL)
+    sim = percentile.duel(a, b, trials=trials, seed=seed, rules=rules, progress=False,
+                          **DUEL_SITUATIONS[situation])
+    return mc_proportion(int(sim.result.totals["wins"][0]), sim.result)
 
 
 def _series(s):
@@ -33,5 +55,30 @@ def metrics() -> list[Metric]:
                "probability", "exact", "distribution",
                lambda r: _series(percentile.differential(a, b, rules=r)),
                section="percentile"),
+        Metric("percentile.passion@70", "Passion roll at 70 % (tiers)", "probability", "exact",
+               "distribution", lambda r: _series(percentile.passion(70, rules=r)),
+               section="percentile.passions"),
     ]
+    skill, will = CASTING
+    for wound in ("minor", "serious"):
+        out.append(Metric(
+            f"percentile.casting@{skill},{wound},wp{will}",
+            f"P(a successful cast) at {skill} % with a {wound} wound and Willpower {will} %",
+            "probability", "exact", "scalar",
+            lambda r, w=wound: Measurement(percentile.casting_chance(skill, wound=w,
+                                                                     willpower=will, rules=r)),
+            section="percentile.magic"))
+    out.append(Metric(
+        "percentile.mp_best@self4,large", "magic points of a period: the best of own 4 MP and "
+        "a large sacrifice (2d6)", "probability", "exact", "distribution",
+        lambda r: _series(percentile.best_source_distribution(
+            {"self": 4, "sacrifice": "large"}, rules=r)["probability"]),
+        section="percentile.magic.sacrifice"))
+    a, b = DUEL
+    for tag in DUEL_SITUATIONS:
+        out.append(Metric(
+            f"duel.first_wins@{a}v{b},{tag}",
+            f"percentile duel {a} against {b}: P(first wins) with {tag.replace('_', ' ')}",
+            "probability", "mc", "proportion", partial(_duel, situation=tag),
+            section="percentile.special_effects, percentile.surprise", trials_scale=_SCALE))
     return out
