@@ -146,7 +146,7 @@ class NegotiationExplorer(Explorer):
     rule's curve is drawn for comparison."""
 
     def __init__(self, rules: Rules | str | os.PathLike | None = None) -> None:
-        super().__init__(rules, figsize=(9.0, 3.8))
+        super().__init__(rules, figsize=(9.0, 3.8), margins={"right": 0.96})
         neg = self.rules["negotiation"]
         self.psychology = slider("Psychology", 12, 1, self.rules["d20"]["die"])
         self.partial_divisor = slider("partial divisor", neg["partial_divisor"], 1, 10)
@@ -183,7 +183,7 @@ class TreatmentExplorer(Explorer):
 
     def __init__(self, rules: Rules | str | os.PathLike | None = None) -> None:
         super().__init__(rules, ncols=2, figsize=(11.0, 3.8),
-                         margins={"left": 0.06, "right": 0.86, "wspace": 0.75})
+                         margins={"left": 0.06, "right": 0.98, "wspace": 0.2})
         self.levels = [k for k, v in self.rules["treatment"].items()
                        if hasattr(v, "keys") and "bonus" in v]
         self.cunning = slider("Cunning", 12, 1, self.rules["d20"]["die"])

@@ -111,7 +111,8 @@ class EncounterExplorer(MonteCarloExplorer):
                  quick_trials: int = 300, seed: RNGLike = 1, debounce: float | None = 0.4
                  ) -> None:
         super().__init__(rules, trials=trials, quick_trials=quick_trials, seed=seed,
-                         debounce=debounce, figsize=(9.0, 3.4))
+                         debounce=debounce, figsize=(9.0, 3.4),
+                         margins={"left": 0.24, "right": 0.96})
         names = list(creature_rules.bestiary(rules=self.rules)["name"])
         wanted = list(creatures)
         unknown = [c for c in wanted if c not in names]
@@ -181,14 +182,15 @@ class DuelExplorer(MonteCarloExplorer):
                  quick_trials: int = 500, seed: RNGLike = 1, debounce: float | None = 0.4
                  ) -> None:
         super().__init__(rules, trials=trials, quick_trials=quick_trials, seed=seed,
-                         debounce=debounce, figsize=(9.0, 2.8))
+                         debounce=debounce, figsize=(9.0, 2.8),
+                         margins={"left": 0.22, "right": 0.96, "bottom": 0.18})
         pct = self.rules["percentile"]
         weapons = [(row["en"], row["key"]) for row in pct["weapons"]["table"]]
         shields = [("none", "")] + [(row["en"], row["key"]) for row in pct["shields"]["table"]]
         self.sides = []
         for name, skill, weapon in (("first", 70, "broadsword"), ("second", 50, "broadsword")):
             side = {
-                "skill": slider(f"{name}: Combat Style %", skill, 1, 150),
+                "skill": slider("Combat Style %", skill, 1, 150),
                 "weapon": widgets.Dropdown(options=weapons, value=weapon, description="weapon",
                                            style=_STYLE, layout=_WIDE),
                 "shield": widgets.Dropdown(options=shields, value="", description="shield",
@@ -200,7 +202,9 @@ class DuelExplorer(MonteCarloExplorer):
             self.sides.append(side)
         self.max_rounds = slider("round cap", pct["duel"]["max_rounds"], 1, 60)
         self.bind(self.max_rounds, "percentile.duel.max_rounds")
-        self._layout(widgets.HBox([widgets.VBox(list(s.values())) for s in self.sides]),
+        self._layout(widgets.HBox([widgets.VBox([widgets.HTML(f"<b>{name} fighter</b>"),
+                                                 *side.values()])
+                                   for name, side in zip(("first", "second"), self.sides)]),
                      self.max_rounds)
         self.settle()
 

@@ -64,6 +64,7 @@ def interval_bars(table, metrics: Sequence[str], *, names: Mapping[str, str] | N
                     xytext=(6, 0), textcoords="offset points", va="center", fontsize=8)
     labels = [(names or {}).get(m, m.replace("_", " ")) for m in metrics]
     ax.set_yticks(y, labels)
-    ax.set_xlim(-0.02, 1.25)
+    ax.set_xlim(-0.02, 1.3)
+    ax.set_xticks([0, 0.25, 0.5, 0.75, 1.0])
     ax.set_ylim(-0.7, len(metrics) - 0.3)
     return finish(ax, title=title, xlabel=xlabel, legend=False)
