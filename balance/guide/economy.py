@@ -60,9 +60,32 @@ def _dice_count(damage: str, rules: Rules) -> tuple[int, int, int]:
 
 
 def bonus_caps(dice_count: int, *, rules: Rules | None = None) -> tuple[int, int]:
-    """Maxima of the roll bonus and the damage bonus for a weapon of ``dice_count`` dice.
+    """Maxima of the roll bonus and the damage bonus for a weapon of ``dice_count`` dice (GM guide, economy).
 
-    Each die beyond the first lowers both caps by 1 (RULES.md §2.6).
+    Each die beyond the first lowers both caps by 1.
+
+    Parameters
+    ----------
+    dice_count : int
+        Dice the weapon rolls (the weapon functions check it is 1..max dice).
+    rules : Rules, optional
+        Rules to read ``[economy]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    tuple of int
+        ``(roll_bonus_max, damage_bonus_max)``.
+
+    Raises
+    ------
+    RulesError
+        ``rules`` given as a file or variant name that cannot be loaded.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.economy.bonus_caps(1), bl.economy.bonus_caps(2)
+    ((3, 5), (2, 4))
     """
     e = resolve(rules)["economy"]
     drop = e["cap_reduction_per_extra_die"] * (dice_count - 1)
@@ -92,7 +115,37 @@ def _weapon_parts(roll_bonus, damage, damage_bonus, two_handed, rules):
 
 def damage_cost(damage: str, damage_bonus: int | None = None, *, two_handed: bool = False,
                 rules: Rules | None = None) -> int:
-    """Damage cost = dice x die value + damage bonus x 20 (1d8+2 -> 120), caps checked."""
+    """Damage cost = dice x die value + damage bonus x 20, caps checked (GM guide, economy).
+
+    Parameters
+    ----------
+    damage : str
+        The dice, e.g. ``"1d8"`` (``"1d8+2"`` reads the constant as the damage bonus).
+    damage_bonus : int, optional
+        The damage bonus (-5..+5, lowered by extra dice).
+    two_handed : bool, default False
+        A two-handed weapon may roll one more die.
+    rules : Rules, optional
+        Rules to read ``[economy]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    int
+        The cost in NX.
+
+    Raises
+    ------
+    ValueError
+        A bonus past its cap (the caps lowered by extra dice named: ``roll_bonus with 2 dice must
+        be an integer between -3 and 2``), too many dice, a die without a price, a constant given
+        twice, naming the argument.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.economy.damage_cost("1d8", 2)
+    120
+    """
     rules = resolve(rules)
     _, value, bonus = _weapon_parts(0, damage, damage_bonus, two_handed, rules)
     return value + bonus * rules["economy"]["point_cost"]
@@ -100,12 +153,46 @@ def damage_cost(damage: str, damage_bonus: int | None = None, *, two_handed: boo
 
 def weapon_cost(roll_bonus: int = 0, damage: str = "1d6", damage_bonus: int | None = None,
                 special: int = 0, *, two_handed: bool = False, rules: Rules | None = None) -> int:
-    """Weapon price = roll bonus x 20 + damage cost + special value (RULES.md §2.6).
+    """Weapon price = roll bonus x 20 + damage cost + special value (GM guide, economy).
 
-    ``damage`` is the dice (``"1d8"``; a constant such as ``"1d8+2"`` is read as the damage
-    bonus when ``damage_bonus`` is not given). Caps: roll bonus in [-3, +3], damage bonus in
-    [-5, +5], at most 3 dice (4 two-handed), each extra die lowering both maxima by 1.
-    ``special`` is the GM's value of the one special effect (may be negative).
+    Caps: roll bonus in [-3, +3], damage bonus in [-5, +5], at most 3 dice (4 two-handed), each
+    extra die lowering both maxima by 1.
+
+    Parameters
+    ----------
+    roll_bonus : int, default 0
+        Bonus to the attack roll.
+    damage : str, default "1d6"
+        The dice (``"1d8"``; a constant such as ``"1d8+2"`` is read as the damage bonus when
+        ``damage_bonus`` is not given).
+    damage_bonus : int, optional
+        Bonus to damage.
+    special : int, default 0
+        The GM's value of the one special effect (may be negative).
+    two_handed : bool, default False
+        A two-handed weapon may roll one more die.
+    rules : Rules, optional
+        Rules to read ``[economy]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    int
+        The price in NX.
+
+    Raises
+    ------
+    ValueError
+        A bonus past its cap (the caps lowered by extra dice named: ``roll_bonus with 2 dice must
+        be an integer between -3 and 2``), too many dice, a die without a price, a constant given
+        twice, naming the argument.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.economy.weapon_cost(roll_bonus=2, damage="1d8", damage_bonus=2)   # the Longsword
+    160
+    >>> bl.economy.weapon_cost(damage="1d8+2")
+    120
     """
     rules = resolve(rules)
     special = check_integer("special", special)
@@ -115,7 +202,33 @@ def weapon_cost(roll_bonus: int = 0, damage: str = "1d6", damage_bonus: int | No
 
 
 def equipment_cost(bonus: int = 0, special: int = 0, *, rules: Rules | None = None) -> int:
-    """Equipment price = bonus x 20 + special value, bonus in [-3, +3] (Arm guard +2 -> 40)."""
+    """Equipment price = bonus x 20 + special value, bonus in [-3, +3] (GM guide, economy).
+
+    Parameters
+    ----------
+    bonus : int, default 0
+        The equipment's bonus.
+    special : int, default 0
+        The GM's value of a special effect.
+    rules : Rules, optional
+        Rules to read ``[economy]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    int
+        The price in NX.
+
+    Raises
+    ------
+    ValueError
+        A bonus outside its range, or a special value that is not an integer.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.economy.equipment_cost(bonus=2)        # the Arm guard
+    40
+    """
     rules = resolve(rules)
     e = rules["economy"]
     bonus = check_integer("bonus", bonus, min=e["equipment_bonus_min"],
@@ -125,9 +238,36 @@ def equipment_cost(bonus: int = 0, special: int = 0, *, rules: Rules | None = No
 
 def roll_upgrade_cost(from_bonus: int, to_bonus: int, *, damage: str = "1d6",
                       rules: Rules | None = None) -> int:
-    """Cost of raising a weapon's roll bonus (20 per point: +1 -> +3 costs 40).
+    """Cost of raising a weapon's roll bonus, 20 NX per point (GM guide, economy).
 
     The target must respect the cap for the weapon's dice (``damage``).
+
+    Parameters
+    ----------
+    from_bonus : int
+        The current roll bonus.
+    to_bonus : int
+        The new one (at least ``from_bonus``, at most the cap).
+    damage : str, default "1d6"
+        The weapon's dice, for the cap.
+    rules : Rules, optional
+        Rules to read ``[economy]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    int
+        The cost in NX.
+
+    Raises
+    ------
+    ValueError
+        Bonuses outside their caps, or a lower target.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.economy.roll_upgrade_cost(1, 3)
+    40
     """
     rules = resolve(rules)
     e = rules["economy"]
@@ -139,9 +279,34 @@ def roll_upgrade_cost(from_bonus: int, to_bonus: int, *, damage: str = "1d6",
 
 
 def bonus_upgrade_cost(from_bonus: int, to_bonus: int, *, rules: Rules | None = None) -> int:
-    """Cost of raising an existing equipment bonus (20 per point, at most +3).
+    """Cost of raising an existing equipment bonus, 20 NX per point up to +3 (GM guide, economy).
 
     A new kind of bonus cannot be added by upgrading: price it as a special effect.
+
+    Parameters
+    ----------
+    from_bonus : int
+        The current bonus.
+    to_bonus : int
+        The new one (at least ``from_bonus``).
+    rules : Rules, optional
+        Rules to read ``[economy]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    int
+        The cost in NX.
+
+    Raises
+    ------
+    ValueError
+        Bonuses outside their range, or a lower target.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.economy.bonus_upgrade_cost(1, 3)
+    40
     """
     rules = resolve(rules)
     e = rules["economy"]
@@ -154,10 +319,42 @@ def bonus_upgrade_cost(from_bonus: int, to_bonus: int, *, rules: Rules | None = 
 def damage_upgrade_cost(from_damage: str, to_damage: str, *, from_bonus: int = 0,
                         to_bonus: int = 0, roll_bonus: int = 0, two_handed: bool = False,
                         rules: Rules | None = None) -> int:
-    """Cost of upgrading a weapon's damage: the difference of damage costs.
+    """Cost of upgrading a weapon's damage: the difference of damage costs (GM guide, economy).
 
-    The upgraded weapon must respect every cap, including the caps lowered by extra dice
-    (a roll bonus of +3 forbids a second die).
+    The upgraded weapon must respect every cap, including the caps lowered by extra dice (a roll
+    bonus of +3 forbids a second die).
+
+    Parameters
+    ----------
+    from_damage, to_damage : str
+        The dice before and after.
+    from_bonus, to_bonus : int, default 0
+        The damage bonuses before and after.
+    roll_bonus : int, default 0
+        The weapon's roll bonus, for the caps.
+    two_handed : bool, default False
+        A two-handed weapon may roll one more die.
+    rules : Rules, optional
+        Rules to read ``[economy]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    int
+        The cost in NX.
+
+    Raises
+    ------
+    ValueError
+        A bonus past its cap (the caps lowered by extra dice named: ``roll_bonus with 2 dice must
+        be an integer between -3 and 2``), too many dice, a die without a price, a constant given
+        twice, naming the argument.
+        Also a cheaper target (not an upgrade).
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.economy.damage_upgrade_cost("1d6", "1d8")
+    20
     """
     rules = resolve(rules)
     before = damage_cost(from_damage, from_bonus, two_handed=two_handed, rules=rules)
@@ -170,7 +367,31 @@ def damage_upgrade_cost(from_damage: str, to_damage: str, *, from_bonus: int = 0
 
 
 def resale_price(value: int, *, rules: Rules | None = None) -> int:
-    """What a merchant pays for an item: 50 % of its value, rounded in the merchant's favour."""
+    """What a merchant pays for an item: 50 % of its value, rounded in the merchant's favour (GM guide, economy).
+
+    Parameters
+    ----------
+    value : int
+        The item's value in NX (>= 0).
+    rules : Rules, optional
+        Rules to read ``[economy]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    int
+        The resale price in NX.
+
+    Raises
+    ------
+    ValueError
+        A value that is not a whole number >= 0.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.economy.resale_price(75)
+    37
+    """
     e = resolve(rules)["economy"]
     value = check_integer("value", value, min=0)
     return _round(Fraction(value * e["resale_percent"], 100), e["resale_rounding"])
@@ -178,11 +399,38 @@ def resale_price(value: int, *, rules: Rules | None = None) -> int:
 
 def negotiated_price(price: int, outcome: str, *, selling: bool = False,
                      rules: Rules | None = None) -> int:
-    """The price after a Charisma negotiation ``outcome`` (RULES.md §2.6).
+    """The price after a Charisma negotiation ``outcome`` (GM guide, economy).
 
     Buying: success 75 % (rounded up), critical success 50 %, failures the standard price.
     Selling an item worth ``price``: the standard price is the resale price; success resale x
     1.25 (rounded down); critical success the full purchase value.
+
+    Parameters
+    ----------
+    price : int
+        The item's price (buying) or value (selling), in NX.
+    outcome : str
+        ``"critical_failure"``, ``"failure"``, ``"success"`` or ``"critical_success"``.
+    selling : bool, default False
+        ``True`` when the PC sells.
+    rules : Rules, optional
+        Rules to read ``[economy]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    int
+        The price in NX.
+
+    Raises
+    ------
+    ValueError
+        A negative price, an unknown outcome, or ``selling`` that is not a bool.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.economy.negotiated_price(200, "success"), bl.economy.negotiated_price(200, "success", selling=True)
+    (150, 125)
     """
     rules = resolve(rules)
     price = check_integer("price", price, min=0)
@@ -204,11 +452,42 @@ def negotiated_price(price: int, outcome: str, *, selling: bool = False,
 
 def charisma_negotiation(price: int, charisma: int, difficulty: int, *, selling: bool = False,
                          rules: Rules | None = None) -> pd.Series:
-    """Exact outcome distribution of a Charisma negotiation over the d20's faces (§2.3, §2.6).
+    """Exact outcome distribution of a Charisma negotiation over the d20's faces (GM guide, checks and attacks; economy).
 
-    Returns a Series: ``critical_failure``, ``failure``, ``success``, ``critical_success``
-    (probabilities, summing to 1) and ``expected_price``. ``.attrs["prices"]`` holds the
-    price of each outcome. A critical failure also ends bargaining with the merchant today.
+    A critical failure also ends bargaining with that merchant for the day.
+
+    Parameters
+    ----------
+    price : int
+        The item's price (buying) or value (selling), in NX.
+    charisma : int
+        The PC's Charisma modifier (-100..100).
+    difficulty : int
+        The check's difficulty (the roll plus Charisma must reach it).
+    selling : bool, default False
+        ``True`` when the PC sells.
+    rules : Rules, optional
+        Rules to read ``[economy]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    pandas.Series
+        ``critical_failure``, ``failure``, ``success``, ``critical_success`` (probabilities,
+        summing to 1) and ``expected_price``; ``.attrs["prices"]`` holds the price of each outcome.
+
+    Raises
+    ------
+    ValueError
+        A negative price, a Charisma or difficulty out of range, or ``selling`` that is not a bool.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> out = bl.economy.charisma_negotiation(price=200, charisma=2, difficulty=14)
+    >>> out.tolist()
+    [0.05, 0.5, 0.4, 0.05, 175.0]
+    >>> out.attrs["prices"]["critical_success"]
+    100
     """
     rules = resolve(rules)
     price = check_integer("price", price, min=0)
