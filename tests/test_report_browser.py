@@ -159,3 +159,25 @@ def test_dark_mode_applies(context, pages, lang):
     assert luminance(dark["main"]) < 0.05 and luminance(dark["body"]) < 0.05, dark
     assert luminance(dark["text"]) > 0.6, dark  # light text on the dark page
     assert luminance(dark["card"]) > 0.9, dark  # figures keep their light card
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_values_on_hover_and_print_styles(context, pages, lang):
+    page = open_page(context, pages[lang], 1280)
+    try:
+        hover = page.evaluate("""() => Array.from(document.querySelectorAll('figure svg title'))
+            .map(t => ({parent: t.parentElement.tagName, text: t.textContent}))""")
+        svgs = page.evaluate("document.querySelectorAll('figure svg').length")
+        page.emulate_media(media="print")
+        printed = page.evaluate("""() => ({
+            h2: getComputedStyle(document.querySelector('h2')).breakAfter,
+            figure: getComputedStyle(document.querySelector('figure')).breakInside,
+            side: getComputedStyle(document.querySelector('.page > nav.toc')).display,
+            top: getComputedStyle(document.querySelector('a.top')).display})""")
+    finally:
+        page.close()
+    if svgs:  # SVG figures carry their values; a PNG report has none to show
+        assert len(hover) >= 50 and all(h["parent"] == "use" for h in hover), hover[:3]
+        assert any("%" in h["text"] for h in hover)
+    assert printed == {"h2": "avoid", "figure": "avoid", "side": "none", "top": "none"}, printed
+
