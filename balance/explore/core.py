@@ -232,6 +232,13 @@ def injuries(rules: Rules | str | os.PathLike | None = None) -> InjuryExplorer:
     InjuryExplorer
         The widget (display it in a notebook); ``.rules`` is the variant being edited,
         ``.save("variant.toml")`` writes it, ``.error`` is the one-line error shown, if any.
+        Sliders ``seconds``, ``negative_hp``, ``wounds``, ``death_threshold``,
+        ``automatic_death_seconds``; ``cells[row]["low" | "high" | "modifier"]`` the grid.
+
+    Raises
+    ------
+    RulesError
+        When ``rules`` names a file that does not load.
 
     Examples
     --------
@@ -247,7 +254,21 @@ def injuries(rules: Rules | str | os.PathLike | None = None) -> InjuryExplorer:
 def negotiation(rules: Rules | str | os.PathLike | None = None) -> NegotiationExplorer:
     """A live explorer of the Psychology negotiation (core rules, negotiation).
 
-    Returns the widget, with ``.rules``, ``.save(path)`` and ``.error``.
+    Parameters
+    ----------
+    rules : Rules, path or None
+        The rules to start from (default: bundled).
+
+    Returns
+    -------
+    NegotiationExplorer
+        The widget: sliders ``psychology``, ``partial_divisor``, ``full_divisor``; ``.rules``,
+        ``.save(path)``, ``.error``, ``.figure`` and ``.readout`` as every explorer.
+
+    Raises
+    ------
+    RulesError
+        When ``rules`` names a file that does not load.
 
     Examples
     --------
@@ -263,7 +284,21 @@ def negotiation(rules: Rules | str | os.PathLike | None = None) -> NegotiationEx
 def treatment(rules: Rules | str | os.PathLike | None = None) -> TreatmentExplorer:
     """A live explorer of treating injuries (core rules, treating injuries).
 
-    Returns the widget, with ``.rules``, ``.save(path)`` and ``.error``.
+    Parameters
+    ----------
+    rules : Rules, path or None
+        The rules to start from (default: bundled).
+
+    Returns
+    -------
+    TreatmentExplorer
+        The widget: slider ``cunning``, ``bonus[level]`` and ``retry[level]`` for the first two
+        treatment levels; ``.rules``, ``.save(path)``, ``.error`` as every explorer.
+
+    Raises
+    ------
+    RulesError
+        When ``rules`` names a file that does not load.
 
     Examples
     --------

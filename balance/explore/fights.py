@@ -255,7 +255,14 @@ def encounter(creatures=("Wolf", "Wolf", "Wolf", "Wolf"), level: int | None = No
     -------
     EncounterExplorer
         The widget; ``.result`` is the last :class:`~balance.montecarlo.results.Simulation`,
-        ``.rules``, ``.save(path)``, ``.error`` as every explorer.
+        ``.rules``, ``.save(path)``, ``.error`` as every explorer; ``counts[name]``,
+        ``level``, ``crit_damage_dice``, ``pc_wounds`` the controls; ``settle()`` runs the full
+        count now.
+
+    Raises
+    ------
+    ValueError
+        A creature that is not in the bestiary, or a trial count below 1.
 
     Examples
     --------
@@ -273,13 +280,23 @@ def duel(*, rules: Rules | str | os.PathLike | None = None, trials: int = 10_000
          ) -> DuelExplorer:
     """A live explorer of a percentile duel (percentile rules, combat).
 
-    Parameters as :func:`encounter` (``trials``, ``quick_trials``, ``seed``, ``debounce``).
+    Parameters
+    ----------
+    rules : Rules, path or None
+        The rules to start from (default: bundled).
+    trials, quick_trials, seed, debounce
+        As :func:`encounter`.
 
     Returns
     -------
     DuelExplorer
         The widget; ``.sides`` holds each side's controls (skill, weapon, shield, armour),
-        ``.result`` the last run.
+        ``max_rounds`` the round cap, ``.result`` the last run.
+
+    Raises
+    ------
+    ValueError
+        A trial count below 1.
 
     Examples
     --------
