@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import collections
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator, Sequence
+from typing import Any
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,7 +28,7 @@ class Plan:
 
     trials: int
     block_size: int
-    entropy: object
+    entropy: int | Sequence[int] | None
     spawn_key: tuple[int, ...]
     pool_size: int
 
@@ -112,7 +113,8 @@ Chunk = tuple[int, int]
 Result = tuple[Chunk, list[Totals]]
 
 
-def iterate_serial(sampler: Callable, plan: Plan, chunks: list[Chunk]) -> Iterator[Result]:
+def iterate_serial(sampler: Callable, plan: Plan,
+                   chunks: list[Chunk]) -> Generator[Result, None, None]:
     """Run the chunks one after the other in this process, handing over each block at once
     (so even a huge chunk holds one block's accumulators)."""
     for a, b in chunks:
@@ -120,7 +122,7 @@ def iterate_serial(sampler: Callable, plan: Plan, chunks: list[Chunk]) -> Iterat
             yield (index, index + 1), run_chunk(sampler, plan, index, index + 1)
 
 
-def _ordered(submit: Callable[[Chunk], object], result: Callable[[object], list[Totals]],
+def _ordered(submit: Callable[[Chunk], Any], result: Callable[[Any], list[Totals]],
              chunks: list[Chunk], window: int, local: Callable[[Chunk], list[Totals]] | None = None,
              ready: Callable[[], bool] = lambda: True) -> Iterator[Result]:
     """Yield chunk results in chunk order, keeping at most ``window`` chunks submitted.
@@ -144,6 +146,8 @@ def _ordered(submit: Callable[[Chunk], object], result: Callable[[object], list[
                     obj, remote = result(obj), remote - 1
                 yield chunk, obj
                 continue
+        # without local, the oldest submitted chunk is always awaited above: never past here
+        assert local is not None
         if todo:  # the workers are busy or starting: lend a hand
             chunk = todo.popleft()
             pending.append((chunk, local(chunk), False))
@@ -159,7 +163,7 @@ def _ordered(submit: Callable[[Chunk], object], result: Callable[[object], list[
             yield chunk, out
 
 
-def _dask() -> object:
+def _dask() -> Any:  # the dask.distributed module
     try:
         from dask import distributed
     except ImportError:
@@ -174,10 +178,11 @@ def dask_threads(client) -> int:
 
 
 def iterate_dask(sampler: Callable, plan: Plan, chunks: list[Chunk],
-                 client: object | None) -> Iterator[Result]:
-    """Run the chunks on a Dask cluster (``client``, or a LocalCluster made and closed here)."""
+                 client: Any) -> Generator[Result, None, None]:
+    """Run the chunks on a Dask cluster (``client``, a ``distributed.Client``, or a LocalCluster
+    made and closed here when it is None)."""
     own = client is None
-    cluster = None
+    cluster: Any = None
     if own:
         distributed = _dask()
         cluster = distributed.LocalCluster(n_workers=os.cpu_count() or 1, threads_per_worker=1,

@@ -32,9 +32,10 @@ import functools
 import os
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -107,7 +108,8 @@ class MCResult:
         return key
 
     def _provenance(self, frame: pd.DataFrame) -> pd.DataFrame:
-        frame["seed"] = [self.seed] * len(frame)
+        seeds: list[Any] = [self.seed] * len(frame)
+        frame["seed"] = seeds
         frame["fingerprint"] = self.fingerprint
         frame.attrs.update(trials=self.trials, seed=self.seed, fingerprint=self.fingerprint,
                            label=self.label, block_size=self.block_size)
@@ -322,9 +324,9 @@ def run(sampler: Callable[[int, np.random.Generator], dict], trials: int, *,
 
     root = as_seed_sequence(seed)
     plan = blocks.Plan(trials, block_size, root.entropy, tuple(root.spawn_key), root.pool_size)
-    dask = not isinstance(workers, int)
     chunks = plan.chunks(_blocks_per_chunk(plan, chunk_size, workers))
-    if dask:
+    parts: Generator[blocks.Result, None, None]
+    if not isinstance(workers, int):  # "dask" or a dask.distributed.Client
         if workers == "dask":
             blocks._dask()  # clear error before any work when dask is missing
         parts = blocks.iterate_dask(sampler, plan, chunks, None if workers == "dask" else workers)
@@ -350,6 +352,7 @@ def run(sampler: Callable[[int, np.random.Generator], dict], trials: int, *,
         parts.close()
         if bar is not None:
             bar.close()
+    assert totals is not None  # trials >= 1: at least one block ran
     for arr in totals.values():
         arr.flags.writeable = False
     return MCResult(totals=totals, trials=trials, seed=_seed_label(seed, root),

@@ -14,7 +14,7 @@ import pickle
 import signal
 import threading
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 
 from .blocks import Chunk, Plan, Result, Totals, _ordered, run_chunk
 
@@ -188,7 +188,7 @@ def shutdown_workers() -> None:
 
 
 def iterate_processes(sampler: Callable, plan: Plan, chunks: list[Chunk],
-                      workers: int) -> Iterator[Result]:
+                      workers: int) -> Generator[Result, None, None]:
     """Run the chunks on this process and ``workers - 1`` helper processes, in chunk order."""
     payload, token = portable(sampler), uuid.uuid4().hex
     pool, starter, cached = _acquire(workers - 1)

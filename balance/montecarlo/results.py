@@ -49,4 +49,4 @@ class Simulation:
     def _repr_html_(self) -> str:  # notebooks
         head = (f"<p><b>{self.trials:,}</b> trials, seed {self.seed!r}, rules "
                 f"<code>{self.fingerprint}</code></p>")
-        return head + self.table._repr_html_()
+        return head + self.table._repr_html_()  # type: ignore[operator]  # not in pandas-stubs
