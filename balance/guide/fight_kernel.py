@@ -62,18 +62,45 @@ def _order(spec: FightSpec, n: int, rng: np.random.Generator) -> np.ndarray:
 
 
 def fight_sampler(n: int, rng: np.random.Generator, spec: FightSpec) -> dict[str, np.ndarray]:
-    """Simulate ``n`` fights of ``spec``; additive accumulators (Monte Carlo engine contract).
+    """Simulate ``n`` fights of ``spec``, as additive accumulators for the engine (GM guide, checks and attacks; core rules, dying and critical injuries).
 
-    Keys: ``party_wins``, ``creature_wins``, ``draws`` (round limit), ``rounds`` (histogram
-    0..max_rounds), ``knocked_out`` / ``dying`` / ``dead`` (histograms of the number of PCs at
-    fight end: HP <= 0, HP < 0, dead by the automatic-death clock), ``ko_by_pc`` /
-    ``dying_by_pc`` / ``dead_by_pc`` (fights each PC ended so), ``dying_seconds`` (histogram
-    over dying PCs, 0..automatic_death), ``expected_deaths_sum``/``expected_deaths_sumsq``
-    (expected deaths per fight if every dying PC is stabilised at fight end: the core rules'
-    critical-injury roll). Means and their spreads come from the histograms.
+    The state is the (fights, combatants) table of HP held combatant-major (its transpose), so
+    that one combatant's column over all fights is contiguous; the only Python loops run over
+    rounds and turn slots.
 
-    The state is the (fights, combatants) table of HP held combatant-major (its transpose),
-    so that one combatant's column over all fights is contiguous.
+    Parameters
+    ----------
+    n : int
+        Number of fights.
+    rng : numpy.random.Generator
+        The stream the engine hands this block.
+    spec : FightSpec
+        The fight, from ``balance.guide.fights.fight_spec`` (validated there).
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        ``party_wins``, ``creature_wins``, ``draws`` (round limit), ``rounds`` (histogram
+        0..max_rounds), ``knocked_out`` / ``dying`` / ``dead`` (histograms of the number of PCs at
+        fight end: HP <= 0, HP < 0, dead by the automatic-death clock), ``ko_by_pc`` /
+        ``dying_by_pc`` / ``dead_by_pc`` (fights each PC ended so), ``dying_seconds`` (histogram
+        over dying PCs, 0..automatic_death), ``expected_deaths_sum`` / ``expected_deaths_sumsq``
+        (expected deaths per fight if every dying PC is stabilised at fight end: the core rules'
+        critical-injury roll). Means and their spreads come from the histograms.
+
+    Raises
+    ------
+    ValueError
+        Only from numpy for a negative ``n``; ``fight_spec`` checks the fight (and refuses one
+        in which a side can never damage the other).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import balance as bl
+    >>> out = fight_sampler(100, np.random.default_rng(1), bl.fights.fight_spec(["Goblin", "Goblin"]))
+    >>> int(out["party_wins"].sum() + out["creature_wins"].sum() + out["draws"].sum())
+    100
     """
     from ..core.injuries import death_probability
 
