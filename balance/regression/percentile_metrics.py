@@ -74,11 +74,11 @@ def metrics() -> list[Metric]:
         lambda r: _series(percentile.best_source_distribution(
             {"self": 4, "sacrifice": "large"}, rules=r)["probability"]),
         section="percentile.magic.sacrifice"))
-    a, b = DUEL
+    da, db = DUEL          # (a, b stay the contest's: the lambdas above read them)
     for tag in DUEL_SITUATIONS:
         out.append(Metric(
-            f"duel.first_wins@{a}v{b},{tag}",
-            f"percentile duel {a} against {b}: P(first wins) with {tag.replace('_', ' ')}",
+            f"duel.first_wins@{da}v{db},{tag}",
+            f"percentile duel {da} against {db}: P(first wins) with {tag.replace('_', ' ')}",
             "probability", "mc", "proportion", partial(_duel, situation=tag),
             section="percentile.special_effects, percentile.surprise", trials_scale=_SCALE))
     return out
