@@ -52,7 +52,49 @@ def plan(fights: int = 10, knockout_chance: float = 0.25, *, negative_hp="1d6",
          arrival="6+1d8", action_ap: int = 1, cunning: int = 12, hours_between: int = 24,
          policy: str = "both", start_wounds: int = 0,
          rules: Rules | None = None) -> CampaignPlan:
-    """Validate a campaign scenario (see the module docstring)."""
+    """Validate a campaign scenario (core rules, dying and critical injuries; treating injuries).
+
+    Parameters
+    ----------
+    fights : int, default 10
+        Fights in the campaign (1..500).
+    knockout_chance : float, default 0.25
+        Chance that a living character is knocked out in a fight (0..1).
+    negative_hp : str or int, default "1d6"
+        HP below zero when knocked out, a number or dice expression.
+    arrival : str or int, default "6+1d8"
+        Seconds until the rescuer arrives, a number or dice expression.
+    action_ap : int, default 1
+        A.P. of the rescuer's Support action.
+    cunning : int, default 12
+        The healer's Cunning between fights (-100..100).
+    hours_between : int, default 24
+        Hours of treatment between fights (0..8,760).
+    policy : {"both", "full", "light", "none"}, default "both"
+        Which treatment attempts are made: full ones (remove the injury), light ones (remove
+        symptoms only), both or none.
+    start_wounds : int, default 0
+        Unhealed injuries carried into the first fight (0..50).
+    rules : Rules, optional
+        Rules to read ``[injuries]``, ``[treatment]`` and ``[time]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    CampaignPlan
+        The validated scenario, with its rescue plan.
+
+    Raises
+    ------
+    ValueError
+        An argument outside its range (naming it), an unknown policy, or a bad dice expression.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> p = bl.campaign.plan(fights=5, knockout_chance=0.3)
+    >>> p.fights, p.policy, p.rescue.charge_seconds
+    (5, 'both', 1)
+    """
     rules = resolve(rules)
     return CampaignPlan(
         fights=check_integer("fights", fights, min=1, max=500),
@@ -81,7 +123,7 @@ def _attempt_chances(p: CampaignPlan, rules: Rules) -> tuple[np.ndarray, np.ndar
 
 def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,
                      rules: Rules) -> dict[str, np.ndarray]:
-    """Monte Carlo kernel, vectorised over characters (loop over fights only).
+    """Monte Carlo kernel of a campaign, vectorised over characters, looping over fights only (core rules, dying and critical injuries; treating injuries).
 
     Accumulates: deaths per fight; the histogram of unhealed injuries carried out of each
     fight's treatment interval (last bin = dead); knockouts and deaths by injuries carried
@@ -90,6 +132,38 @@ def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,
     Only what can change is drawn: the knockout test for living characters, the rescue and
     the injury roll for the knocked out, and the treatment attempts for the injuries living
     characters carry (a dead character's slots are emptied).
+
+    Parameters
+    ----------
+    n : int
+        Number of characters.
+    rng : numpy.random.Generator
+        The stream the engine hands this block.
+    plan : CampaignPlan
+        The scenario, from :func:`plan`.
+    rules : Rules
+        Validated rules.
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        ``deaths`` (per fight), ``carried`` (fights x wounds 0..slots, then dead),
+        ``ko_by_wounds`` (knocked out, died; by wounds carried), ``symptomatic`` (fights x
+        symptomatic injuries), int64 counts.
+
+    Raises
+    ------
+    ValueError
+        Only from numpy for a negative ``n``; the scenario is validated by :func:`plan`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import balance as bl
+    >>> out = bl.campaign.campaign_sampler(1_000, np.random.default_rng(1),
+    ...                                    plan=bl.campaign.plan(fights=5), rules=bl.load_rules())
+    >>> out["carried"].shape, int(out["carried"][0].sum())
+    ((5, 7), 1000)
     """
     inj = rules["injuries"]
     rows = len(inj["table"])
@@ -161,15 +235,62 @@ def simulate(fights: int = 10, knockout_chance: float = 0.25, *, negative_hp="1d
              arrival="6+1d8", action_ap: int = 1, cunning: int = 12, hours_between: int = 24,
              policy: str = "both", start_wounds: int = 0, trials: int = 1_000_000, seed: RNGLike = None,
              rules: Rules | None = None, **run_options) -> Simulation:
-    """Simulate a campaign's wound burden.
+    """Simulate a campaign's wound burden (core rules, dying and critical injuries; treating injuries).
 
-    Returns a :class:`~balance.results.Simulation`:
+    Parameters
+    ----------
+    fights : int, default 10
+        Fights in the campaign (1..500).
+    knockout_chance : float, default 0.25
+        Chance that a living character is knocked out in a fight (0..1).
+    negative_hp : str or int, default "1d6"
+        HP below zero when knocked out, a number or dice expression.
+    arrival : str or int, default "6+1d8"
+        Seconds until the rescuer arrives, a number or dice expression.
+    action_ap : int, default 1
+        A.P. of the rescuer's Support action.
+    cunning : int, default 12
+        The healer's Cunning between fights (-100..100).
+    hours_between : int, default 24
+        Hours of treatment between fights (0..8,760).
+    policy : {"both", "full", "light", "none"}, default "both"
+        Which treatment attempts are made: full ones (remove the injury), light ones (remove
+        symptoms only), both or none.
+    start_wounds : int, default 0
+        Unhealed injuries carried into the first fight (0..50).
+    trials : int, default 1,000,000
+        Characters simulated (within the trials budget).
+    seed : int, SeedSequence, Generator or None
+        Seed of the run (``None``: fresh entropy, recorded in the result).
+    rules : Rules, optional
+        Rules to read ``[injuries]``, ``[treatment]`` and ``[time]`` from (default: the bundled rules).
+    **run_options
+        Passed to ``balance.montecarlo.run`` (``workers``, ``chunk_size``, ``progress``).
 
-    - ``.table``: cumulative death probability after fights 1..N, with its Wilson band;
-    - ``.extra["wounds"]``: per fight, the distribution of unhealed injuries carried into the
-      next fight (``wounds`` = number, or ``"dead"``), with intervals;
-    - ``.extra["knockout_risk"]``: P(death | knocked out carrying n injuries), with intervals;
-    - ``.extra["mean_wounds"]``: mean unhealed injuries among survivors after each fight.
+    Returns
+    -------
+    Simulation
+        ``.table``: cumulative death probability after fights 1..N, with its Wilson band
+        (fight, deaths, probability, ci_low, ci_high, se, trials); ``.extra["wounds"]``: per
+        fight, the distribution of unhealed injuries carried into the next fight (``wounds`` =
+        number, or ``"dead"``), with intervals; ``.extra["knockout_risk"]``: P(death | knocked
+        out carrying n injuries), with intervals; ``.extra["mean_wounds"]``: mean unhealed
+        injuries among survivors after each fight.
+
+    Raises
+    ------
+    ValueError
+        An argument outside its range (naming it), an unknown policy, or a bad dice expression.
+        Also ``trials`` outside the trials budget.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> res = bl.campaign.simulate(fights=5, knockout_chance=0.3, trials=20_000, seed=1)
+    >>> list(res.table.columns)[:3]
+    ['fight', 'deaths', 'probability']
+    >>> bool(res.table.probability.is_monotonic_increasing)
+    True
     """
     from .. import montecarlo
 
