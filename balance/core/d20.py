@@ -139,7 +139,7 @@ def test_points(characteristic: int, modifier: int = 0, *, rules: Rules | None =
                      name="probability")
 
 
-test_points.__test__ = False  # a rules function, not a pytest test (pytest --doctest-modules)
+test_points.__test__ = False  # type: ignore[attr-defined]  # a rules function, not a pytest test
 
 
 def points_after(characteristic, die_roll, modifier=0):

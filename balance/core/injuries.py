@@ -15,6 +15,7 @@ from functools import partial
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from ..budgets import check_grid
 from ..errors import check_integer, check_integer_array
@@ -34,14 +35,16 @@ __all__ = [
 _MAX = 1_000_000
 
 
-def _check(seconds, negative_hp, wounds):
+def _check(seconds: ArrayLike, negative_hp: ArrayLike,
+           wounds: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     d = check_integer_array("seconds", seconds, min=0, max=_MAX)
     npv = check_integer_array("negative_hp", negative_hp, min=1, max=_MAX)
     n = check_integer_array("wounds", wounds, min=0, max=10_000)
     return d, npv, n
 
 
-def roll_modifier_unchecked(d, npv, n, rules: Rules):
+def roll_modifier_unchecked(d: np.ndarray | int, npv: np.ndarray | int, n: np.ndarray | int,
+                            rules: Rules) -> np.ndarray | int:
     """:func:`roll_modifier` without argument checks, for samplers' validated arrays."""
     loss = rules["injuries"]["hp_loss_per_second"]
     return (n + 1) * (d + npv + loss * d)
@@ -211,7 +214,7 @@ def injury_probabilities(seconds, negative_hp, wounds=0, *, rules: Rules | None 
     shape = np.broadcast_shapes(np.shape(d), np.shape(npv), np.shape(n))
     check_grid("injury_probabilities", shape + (len(inj["table"]) + 1,),
                "seconds x negative_hp x wounds x injury rows")
-    k = roll_modifier_unchecked(d, npv, n, rules)[..., None]
+    k = np.asarray(roll_modifier_unchecked(d, npv, n, rules))[..., None]
     low, high = _bounds(rules)
     # faces f in 1..die with low <= f + k <= high, counted in closed form
     rows = (np.clip(high - k, 0, die) - np.clip(low - 1 - k, 0, die)) / die

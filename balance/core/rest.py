@@ -76,7 +76,7 @@ def _components(thirst: object, hunger: object, sleep_hours: ArrayLike, comfort:
     sleep_pts = np.where(sleep >= rest["sleep_hours_min"], rest["sleep_points"], 0)
     parts = dict(thirst=np.asarray(thirst_pts), hunger=np.asarray(hunger_pts), sleep=sleep_pts,
                  comfort=comfort_pts, modifiers=mods)
-    parts["score"] = sum(parts.values())
+    parts["score"] = np.asarray(sum(parts.values()))
     return parts
 
 
@@ -208,23 +208,25 @@ def quick_score(quality: str, *, rules: Rules | None = None) -> int:
 
 def _segment(item: object, index: int, rules: Rules) -> Segment:
     where = f"segments[{index}]"
-    start = None
+    hours: object
+    score: object
+    start: object = None
     if isinstance(item, Segment):
         hours, score, start = item.hours, item.score, item.start
     elif isinstance(item, Mapping):
-        item = dict(item)
-        if "hours" not in item:
-            raise ValueError(f"{where} must give 'hours', got {item!r}")
-        hours, start = item.pop("hours"), item.pop("start", None)
-        score = item.pop("score") if "score" in item else item
+        given = dict(item)
+        if "hours" not in given:
+            raise ValueError(f"{where} must give 'hours', got {given!r}")
+        hours, start = given.pop("hours"), given.pop("start", None)
+        score = given.pop("score") if "score" in given else given
     elif isinstance(item, Sequence) and not isinstance(item, str) and len(item) in (2, 3):
         start, hours, score = item if len(item) == 3 else (None, *item)
     else:
         raise ValueError(f"{where} must be (hours, score), (start, hours, score), a dict or a "
                          f"Segment, got {item!r}")
-    hours = check_integer(f"{where} hours", hours, min=0, max=_MAX_HOURS)
-    if start is not None:
-        start = check_integer(f"{where} start", start, min=0, max=_MAX_HOURS)
+    whole_hours = check_integer(f"{where} hours", hours, min=0, max=_MAX_HOURS)
+    begins = None if start is None else check_integer(f"{where} start", start, min=0,
+                                                      max=_MAX_HOURS)
     if isinstance(score, Mapping):
         unknown = set(score) - set(_SCORE_ARGS)
         if unknown:
@@ -233,11 +235,18 @@ def _segment(item: object, index: int, rules: Rules) -> Segment:
                              f"{did_you_mean(bad, _SCORE_ARGS)}; accepted: score or "
                              f"{', '.join(_SCORE_ARGS)}")
         sleep = check_number_array(f"{where} sleep_hours", score.get("sleep_hours", 0), min=0)
-        if np.any(sleep > hours):
-            raise ValueError(f"{where} sleep_hours must be at most the segment's {hours} hours")
+        if np.any(sleep > whole_hours):
+            raise ValueError(f"{where} sleep_hours must be at most the segment's {whole_hours} "
+                             "hours")
         score = rest_score(**score, rules=rules)
-    score = check_integer(f"{where} score", score, min=-10_000, max=10_000)
-    return Segment(hours=hours, score=score, start=start)
+    return Segment(hours=whole_hours, score=check_integer(f"{where} score", score, min=-10_000,
+                                                          max=10_000), start=begins)
+
+
+def _start(seg: Segment) -> int:
+    """The start hour of a segment placed in time by :func:`_segments`."""
+    assert seg.start is not None  # _segments gives every segment its start
+    return seg.start
 
 
 def _segments(segments: object, rules: Rules) -> list[Segment]:
@@ -264,7 +273,7 @@ def _counted(segs: list[Segment], cap: int, window: int) -> list[int]:
     counted = []
     for seg in segs:
         n = 0
-        for h in range(seg.start, seg.start + seg.hours):
+        for h in range(_start(seg), _start(seg) + seg.hours):
             while recent and recent[0] <= h - window:
                 recent.popleft()
             if len(recent) < cap:
@@ -363,7 +372,7 @@ def rest_log(segments: object, *, hp: int | None = None, max_hp: int | None = No
     counted = _counted(segs, rest["max_hours_per_day"], rest["window_hours"])
     frame = pd.DataFrame({
         "segment": np.arange(1, len(segs) + 1, dtype=np.int64),
-        "start": [s.start for s in segs], "end": [s.start + s.hours for s in segs],
+        "start": [s.start for s in segs], "end": [_start(s) + s.hours for s in segs],
         "hours": [s.hours for s in segs], "counted_hours": counted,
         "score": [s.score for s in segs],
     })

@@ -25,6 +25,7 @@ happens, second by second. Numbers come from ``rules["time"]``.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 from dataclasses import dataclass
 
 import numpy as np
@@ -527,7 +528,7 @@ def simulate(events: Iterable[Event], *, until: int | None = None,
                         detail="voluntary movement while charging")
             elif e.kind == "forced_move":
                 log(t, e.creature, "forced_move", current, detail="forced movement: no effect")
-        offers = []
+        offers: list[tuple[str, str, Any, tuple, str]] = []  # who, reaction, cd, key, source
         for who, ch in list(charging.items()):
             ch.charge = min(ch.cost, ch.charge + rate)
             log(t, who, "charge", ch)

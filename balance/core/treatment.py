@@ -343,8 +343,8 @@ def cure_time_distribution(cunning: int, injury: str, level: str = "light", *, m
     if attempts is not None:
         attempts = check_integer("attempts", attempts, min=1, max=100_000)
     tail = check_number("tail", tail, min=0, max=1, strict_min=True)
-    p, row, _ = _args(c, injury, level, modifier, rules)
-    p = float(p)
+    chance, row, _ = _args(c, injury, level, modifier, rules)
+    p = float(chance)
     if attempts is None:
         if p in (0.0, 1.0):
             attempts = 1
@@ -466,8 +466,8 @@ def sample_cure_minutes(cunning: int, injury: str, level: str = "light", size: i
     modifier = check_integer("modifier", modifier, min=-_CHAR_LIMIT, max=_CHAR_LIMIT)
     size = check_integer("size", size, min=0, max=10**9)
     gen = as_generator(seed)
-    p, row, _ = _args(c, injury, level, modifier, rules)
-    p = float(p)
+    chance, row, _ = _args(c, injury, level, modifier, rules)
+    p = float(chance)
     if p == 0:
         return np.full(size, np.inf)
     k = gen.geometric(p, size=size)
