@@ -50,7 +50,37 @@ _MAX_HP = 1_000_000    # ... and its HP into the 23 bits above
 
 def lineup(items: Any, level: int | None = None, *, rules: Rules | None = None,
            what: str = "creatures") -> list[CreatureSheet]:
-    """Creature sheets from names (bestiary, at ``level``) and/or sheets."""
+    """Creature sheets from names (the bestiary, or the party, at ``level``) and/or sheets (GM guide, creature sheet).
+
+    Parameters
+    ----------
+    items : str, CreatureSheet or sequence of them
+        English or French names, or sheets.
+    level : int, optional
+        Level of the creatures given by name (default: the rules' default level).
+    rules : Rules, optional
+        Rules to read ``[fights]``, ``[creatures]`` and the bestiary from (default: the bundled rules).
+    what : str, default "creatures"
+        ``"party"`` reads names from the default party instead of the bestiary; also names the
+        argument in errors.
+
+    Returns
+    -------
+    list of CreatureSheet
+        One sheet per item, in order.
+
+    Raises
+    ------
+    ValueError
+        An empty list, an item that is neither a name nor a sheet, an unknown name (with a
+        did-you-mean), a level out of range.
+
+    Examples
+    --------
+    >>> from balance.guide.simulation import lineup
+    >>> [s.name for s in lineup(["Goblin", "Loup"])]
+    ['Goblin', 'Wolf']
+    """
     rules = resolve(rules)
     if isinstance(items, (str, CreatureSheet)):
         items = [items]
@@ -85,11 +115,40 @@ def _policy(targeting: Any, rules: Rules) -> tuple[int, int]:
 def fight_spec(creatures: Any, party: Any = None, *, level: int | None = None,
                targeting: Any = None, max_rounds: int | None = None,
                rules: Rules | None = None) -> FightSpec:
-    """Arrays describing one encounter, for :func:`fight_sampler`.
+    """Arrays describing one encounter, for :func:`fight_sampler` (GM guide, checks and attacks; core rules, dying and critical injuries).
 
-    ``party`` defaults to the rules' default party at ``level`` (default ``party.level``);
-    creature names come from the bestiary at the same level. Raises ``ValueError`` when a side
-    can never damage the other (the fight could not end).
+    Parameters
+    ----------
+    creatures : str, CreatureSheet or sequence of them
+        The creatures: bestiary names (at ``level``) or sheets.
+    party : str, CreatureSheet or sequence of them, optional
+        Default: the rules' default party (*assumed*) at ``level``.
+    level : int, optional
+        Party level, and level of creatures given by name; default ``party.level``.
+    targeting : "weakest", "random" or (party, creatures), optional
+        Who each side attacks; default ``fights.targeting``.
+    max_rounds : int, optional
+        A fight still going after this many rounds is a draw; default ``fights.max_rounds``.
+    rules : Rules, optional
+        Rules to read ``[fights]``, ``[creatures]`` and the bestiary from (default: the bundled rules).
+
+    Returns
+    -------
+    FightSpec
+        Names, sides, HP, defences, attacks, damage dice, initiative and the rules' numbers.
+
+    Raises
+    ------
+    ValueError
+        As :func:`lineup`; an unknown targeting; more than 255 combatants; a side that can never
+        damage the other (the fight could not end).
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> spec = bl.fights.fight_spec(["Goblin", "Goblin"])
+    >>> spec.names, spec.pcs
+    (('Warrior', 'Ranger', 'Mage', 'Cleric', 'Goblin', 'Goblin'), 4)
     """
     rules = resolve(rules)
     f, chk = rules["fights"], rules["guide"]["checks"]
@@ -186,27 +245,42 @@ def simulate(creatures: Any, party: Any = None, *, level: int | None = None,
              trials: int = 100_000, seed: RNGLike = None, targeting: Any = None,
              max_rounds: int | None = None, workers: Any = 1,
              rules: Rules | None = None) -> Simulation:
-    """Simulate ``trials`` fights of an encounter (RULES.md §2.3; dying §1.2).
+    """Simulate ``trials`` fights of an encounter (GM guide, checks and attacks; core rules, dying and critical injuries).
 
     Parameters
     ----------
     creatures : list of str or CreatureSheet
-        Bestiary names (English or French, at ``level``) or sheets (:func:`balance.creatures.sheet`).
+        Bestiary names (English or French, at ``level``) or sheets (``balance.creatures.sheet``).
     party : list of str or CreatureSheet, optional
         Default: the rules' default party (assumed) at ``level``.
     level : int, optional
         Party level (and level of creatures given by name); default ``party.level``.
     trials, seed, workers
-        Monte Carlo run (:func:`balance.montecarlo.run`).
+        Monte Carlo run (``balance.montecarlo.run``).
     targeting : "weakest", "random" or (party, creatures)
+        Who each side attacks; default ``fights.targeting``.
     max_rounds : int, optional
         A fight still going after this many rounds is a draw.
+    rules : Rules, optional
+        Rules to read ``[fights]``, ``[creatures]`` and the bestiary from (default: the bundled rules).
 
     Returns
     -------
     Simulation
-        ``.table``: metric, estimate, ci_low, ci_high, se, trials, seed, fingerprint;
+        ``.table``: metric, interval, estimate, ci_low, ci_high, se, trials, seed, fingerprint;
         ``.extra["pcs"]``: per-PC knock-out, dying and death rates; ``.extra["rounds"]``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`fight_spec`, and ``trials`` outside the trials budget.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> sim = bl.fights.simulate(["Goblin", "Goblin"], trials=5_000, seed=1)
+    >>> sim.table.metric.tolist()[:3]
+    ['party_win_rate', 'creature_win_rate', 'draw_rate']
     """
     rules = resolve(rules)
     spec = fight_spec(creatures, party, level=level, targeting=targeting,
@@ -227,7 +301,35 @@ def _hist_mean(res, key: str, denominator=None) -> pd.DataFrame:
 
 
 def summarise(res: montecarlo.MCResult, spec: FightSpec) -> Simulation:
-    """Tidy tables of a fight run: rates with Wilson intervals, means with normal intervals."""
+    """Tidy tables of a fight run: rates with Wilson intervals, means with normal intervals (GM guide, checks and attacks; core rules, dying and critical injuries).
+
+    Parameters
+    ----------
+    res : MCResult
+        The engine's result of :func:`fight_sampler` runs.
+    spec : FightSpec
+        The fight that was run.
+
+    Returns
+    -------
+    Simulation
+        As :func:`simulate`.
+
+    Raises
+    ------
+    KeyError
+        A result whose totals are not those of :func:`fight_sampler`.
+
+    Examples
+    --------
+    >>> from functools import partial
+    >>> import balance as bl
+    >>> spec = bl.fights.fight_spec(["Goblin", "Goblin"])
+    >>> res = bl.montecarlo.run(partial(bl.fights.fight_sampler, spec=spec), 2_000, seed=1,
+    ...                         progress=False)
+    >>> summarise(res, spec).table.metric.iloc[0]
+    'party_win_rate'
+    """
     p = spec.pcs
     rows = []
 
