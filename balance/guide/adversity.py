@@ -51,7 +51,30 @@ def named_row(rows: Sequence[Mapping], name: Any, what: str) -> Mapping:
 
 
 def ladder(*, rules: Rules | None = None) -> list[Fraction]:
-    """The ratio ladder (1/3, 1/2, 1/1, 2/1, ...) as Fractions."""
+    """The ratio ladder (1/3, 1/2, 1/1, 2/1, ...) as Fractions (GM guide, adversity ratio and calibration).
+
+    Parameters
+    ----------
+    rules : Rules, optional
+        Rules to read ``[encounters]`` and ``[creatures]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    list of Fraction
+        The rungs, lowest first (past the last rung the ladder continues by whole steps,
+        *assumed*).
+
+    Raises
+    ------
+    RulesError
+        ``rules`` given as a file or variant name that cannot be loaded.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> [str(r) for r in bl.encounters.ladder()][:4]
+    ['1/3', '1/2', '1', '2']
+    """
     rules = resolve(rules)
     return [parse_ratio(r, "encounters.ladder") for r in rules["encounters"]["ladder"]]
 
@@ -78,9 +101,35 @@ def _step(ratio: Fraction, steps: int, rules: Rules) -> Fraction:
 
 
 def base_ratio(size: str, kind: str, *, rules: Rules | None = None) -> Fraction:
-    """Base adversity ratio of a creature by size and kind (RULES.md §2.4).
+    """Base adversity ratio of a creature by size and kind (GM guide, adversity ratio and calibration).
 
     A mini-boss uses the standard column.
+
+    Parameters
+    ----------
+    size : str
+        ``tiny``, ``small``, ``medium``, ``large``, ``huge`` or ``titanic`` (or a French name).
+    kind : str
+        ``standard``, ``mini-boss`` or ``boss``.
+    rules : Rules, optional
+        Rules to read ``[encounters]`` and ``[creatures]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    Fraction
+        The base ratio.
+
+    Raises
+    ------
+    ValueError
+        An unknown size or kind (listing the accepted names), or a size without a ratio in that
+        column.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.encounters.base_ratio("medium", "boss"), bl.encounters.base_ratio("small", "mini-boss")
+    (Fraction(2, 1), Fraction(1, 2))
     """
     rules = resolve(rules)
     c = rules["creatures"]
@@ -96,7 +145,36 @@ def base_ratio(size: str, kind: str, *, rules: Rules | None = None) -> Fraction:
 
 
 def adjusted_ratio(size: str, kind: str, stat_sum: int, *, rules: Rules | None = None) -> Fraction:
-    """Base ratio moved along the ladder by the stat-sum adjustment (medium boss, sum 12 -> 3/1)."""
+    """Base ratio moved along the ladder by the stat-sum adjustment (GM guide, adversity ratio and calibration).
+
+    A sum of 2 or less moves one step down; high sums move up (``encounters.stat_sum_steps``);
+    a step down from 1/3 stays 1/3 (*assumed*).
+
+    Parameters
+    ----------
+    size, kind : str
+        As in :func:`base_ratio`.
+    stat_sum : int
+        Sum of the creature's six stats.
+    rules : Rules, optional
+        Rules to read ``[encounters]`` and ``[creatures]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    Fraction
+        The adjusted ratio.
+
+    Raises
+    ------
+    ValueError
+        As :func:`base_ratio`, and a stat sum that is not an integer.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.encounters.adjusted_ratio("medium", "boss", stat_sum=12)
+    Fraction(3, 1)
+    """
     rules = resolve(rules)
     base = base_ratio(size, kind, rules=rules)
     total = check_integer("stat_sum", stat_sum)
@@ -108,7 +186,36 @@ def adjusted_ratio(size: str, kind: str, stat_sum: int, *, rules: Rules | None =
 
 def challenge(value: Fraction | int | float, *, lang: str = "en",
               rules: Rules | None = None) -> str:
-    """Challenge name of a calibration value: the row holding ``floor(value)``."""
+    """Challenge name of a calibration value: the band holding ``floor(value)`` (GM guide, adversity ratio and calibration).
+
+    Values below the first band count as *Easy* (our reading).
+
+    Parameters
+    ----------
+    value : Fraction, int or float
+        A calibration (finite).
+    lang : str, default "en"
+        ``"en"`` or ``"fr"``.
+    rules : Rules, optional
+        Rules to read ``[encounters]`` and ``[creatures]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    str
+        Easy / Manageable / Demanding / Intense / Impossible (Facile / Gérable / Exigeant /
+        Intense / Impossible).
+
+    Raises
+    ------
+    ValueError
+        A value that is not a finite real number.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.encounters.challenge(0), bl.encounters.challenge(0, lang="fr")
+    ('Demanding', 'Exigeant')
+    """
     rules = resolve(rules)
     if not isinstance(value, numbers.Real) or isinstance(value, bool) \
             or not math.isfinite(value):
@@ -132,18 +239,39 @@ def _ratios(ratios: Any) -> list[Fraction]:
 
 def calibration(ratios: Any, pcs: int = 4, *, party_levels: Sequence[int] | None = None,
                 lang: str = "en", rules: Rules | None = None) -> Calibration:
-    """Calibration = sum of the creatures' ratios - number of PCs, and its challenge (§2.4).
+    """Calibration = sum of the creatures' ratios - number of PCs, and its challenge (GM guide, adversity ratio and calibration).
 
-    Advice the encounter does not follow is issued as :class:`EncounterAdvice` warnings.
+    Advice the encounter does not follow is issued as :class:`EncounterAdvice` warnings
+    (:func:`advice` returns the same lines quietly).
 
     Parameters
     ----------
     ratios : list of str, Fraction, int or creature sheets
         ``["3/1", "1/2", "1/2"]``; sheets also let the advice check levels and area abilities.
-    pcs : int
-        Number of player characters (>= 1).
+    pcs : int, default 4
+        Number of player characters (1..100).
     party_levels : list of int, optional
         PC levels, for the level advice.
+    lang : str, default "en"
+        Language of the challenge name.
+    rules : Rules, optional
+        Rules to read ``[encounters]`` and ``[creatures]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    Calibration
+        ``value`` (exact, a Fraction) and ``challenge``.
+
+    Raises
+    ------
+    ValueError
+        No ratio, a ratio that cannot be read, or ``pcs`` out of range.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.encounters.calibration(ratios=["3/1", "1/2", "1/2"], pcs=4)
+    Calibration(value=Fraction(0, 1), challenge='Demanding')
     """
     rules = resolve(rules)
     pcs = check_integer("pcs", pcs, min=1, max=rules["encounters"]["max_pcs"])
@@ -156,10 +284,37 @@ def calibration(ratios: Any, pcs: int = 4, *, party_levels: Sequence[int] | None
 
 def advice(creatures: Any, pcs: int = 4, *, party_levels: Sequence[int] | None = None,
            rules: Rules | None = None) -> list[str]:
-    """The GM guide's recommendations this encounter does not follow (RULES.md §2.4), as text.
+    """The GM guide's recommendations an encounter does not follow, as text (GM guide, adversity ratio and calibration).
 
     Creatures <= PCs + 1; each creature's level within the average PC level +/- 1 (needs sheets
     and ``party_levels``); a creature of ratio 2/1 or more should have an area ability (sheets).
+
+    Parameters
+    ----------
+    creatures : list of str, Fraction, int or creature sheets
+        The encounter, as for :func:`calibration`.
+    pcs : int, default 4
+        Number of player characters.
+    party_levels : list of int, optional
+        PC levels, for the level advice.
+    rules : Rules, optional
+        Rules to read ``[encounters]`` and ``[creatures]`` from (default: the bundled rules).
+
+    Returns
+    -------
+    list of str
+        One line per recommendation not followed (empty when all are).
+
+    Raises
+    ------
+    ValueError
+        As :func:`calibration`, and ``party_levels`` that is not a non-empty list of levels.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.encounters.advice(["1/2"] * 6, pcs=4)
+    ['6 creatures is more than PCs + 1 = 5 by 1']
     """
     rules = resolve(rules)
     enc = rules["encounters"]
