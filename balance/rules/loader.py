@@ -133,7 +133,7 @@ class Rules(Mapping):
         return (Rules, (self._data, self._origin, self._assumed, self._sources))
 
     # -- queries -------------------------------------------------------------------------
-    def get(self, path: str, default: Any = KeyError):  # type: ignore[override]
+    def get(self, path: str, default: Any = KeyError):
         """The value at a dotted ``path``, e.g. ``"injuries.death_threshold"``."""
         node: Any = self._frozen
         for part in path.split("."):

@@ -145,7 +145,8 @@ def with_table(rules: Rules, key: str, frame: pd.DataFrame, *, source: str | Non
     out = []
     for i, record in enumerate(frame.to_dict(orient="records")):
         row = {}
-        for column, value in record.items():
+        for label, value in record.items():
+            column = str(label)  # every column was checked to be a known name above
             cell = _cell(value, hints.get(column), f"table {key}, row {i + 1}: {column}")
             if cell is None and column in required and hints.get(column) is str:
                 cell = ""  # an empty text cell of a column every row has

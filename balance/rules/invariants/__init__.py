@@ -22,6 +22,7 @@ balance.errors.RulesError: deadly.toml: injuries.death_threshold = 100 falls ins
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from . import common, core, guide, economy, percentile  # noqa: F401,I001  (registers them, in this order)
 from .registry import REGISTRY, Invariant, invariant
@@ -59,7 +60,7 @@ class _Blame:
     def __call__(self, path: str) -> str:
         from ._tools import BUNDLED
 
-        node = self._data
+        node: Any = self._data
         for part in path.split("."):
             node = node.get(part) if isinstance(node, dict) else None
         for leaf in _leaves(node, path):

@@ -201,7 +201,7 @@ def ladder_ordered(data: dict, source_of: Source) -> None:
     if not rungs:
         raise fail(source_of, ["encounters.ladder"], "encounters.ladder is empty; list at "
                    "least one ratio, e.g. ['1/3', '1/2', '1/1', '2/1']")
-    values = []
+    values: list[Fraction] = []
     for i, text in enumerate(rungs):
         value = _ratio(text)
         if value is None:
@@ -398,8 +398,10 @@ def _ratio_problem(row: dict, size: str, kind: dict, data: dict) -> str | None:
     steps_rows = enc["stat_sum_steps"]
     steps = steps_rows[0]["steps"] if total < steps_rows[0]["low"] else next(
         (r["steps"] for r in steps_rows if r["low"] <= total <= r.get("high", total)), 0)
-    rungs = [_ratio(r) for r in enc["ladder"]]
+    rungs = [r for r in map(_ratio, enc["ladder"]) if r is not None]
     value = _ratio(base["ratio"])
+    if value is None or len(rungs) < len(enc["ladder"]):
+        return f"its base ratio {base['ratio']!r} or a rung of encounters.ladder is not a ratio"
     extra = (value - rungs[-1]) / enc["ladder_step_beyond"]
     if steps and value not in rungs and (extra <= 0 or extra.denominator != 1):
         return (f"its stat sum {total} moves its base ratio {base['ratio']} {steps:+d} step(s), "
