@@ -77,7 +77,7 @@ class Recalibration:
         significant reversals (a higher-calibration encounter won significantly more often)
         before/after, and the widest range of win rates within one challenge before/after.
     table : DataFrame
-        One row per encounter: split, level, family, encounter, guide_calibration,
+        One row per encounter: split, level, family, encounter, names, guide_calibration,
         calibration (proposed), challenges, party_win_rate (+ ci), predicted_before/after.
     rules : Rules
         The input rules with ``encounters.creature_ratios`` set to the proposed ratios.
@@ -212,7 +212,7 @@ def recalibrate(levels: Sequence[int] = (3, 5, 8), families: Any = TRAINING_FAMI
                   f"{r['proposed_ratio'].denominator}"} for _, r in ratio_rows.iterrows()]
     variant = rules.updated({"encounters": {"creature_ratios": overrides}},
                             source="<recalibrated>")
-    cols = ["split", "level", "family", "encounter", "creatures", "guide_calibration",
+    cols = ["split", "level", "family", "encounter", "names", "creatures", "guide_calibration",
             "calibration", "challenge_before", "challenge_after", "party_win_rate",
             "win_ci_low", "win_ci_high", "predicted_before", "predicted_after", "trials",
             "spawn_key"]
