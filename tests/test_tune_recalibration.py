@@ -58,7 +58,7 @@ def test_the_check_is_what_the_table_says(rec):
     assert t["predicted_after"].to_numpy() == pytest.approx(expected.to_numpy())
 
 
-@pytest.mark.filterwarnings("ignore::balance.encounters.EncounterAdvice")  # big swarms
+@pytest.mark.filterwarnings("ignore::balance.guide.adversity.EncounterAdvice")  # big swarms
 def test_the_variant_file_gives_the_proposed_ratios_and_calibrations(rec, tmp_path):
     path = rec.save(tmp_path / "ratios.toml")
     rules = bl.load_rules(path)
