@@ -62,7 +62,41 @@ class CalibrationCheck:
 
 def compositions(family: Sequence[str], pcs: int, calibrations: Sequence[int], level: int,
                  max_creatures: int, rules: Rules) -> list[tuple[int, list[str]]]:
-    """Creature lists of ``family`` whose calibration is each of ``calibrations``."""
+    """Creature lists of ``family`` whose calibration is each of ``calibrations`` (GM guide, adversity ratio and calibration).
+
+    A family is one creature repeated, or a lead creature plus fillers of a second kind.
+
+    Parameters
+    ----------
+    family : sequence of str
+        One or two bestiary names: ``("Wolf",)`` or ``("Dragon", "Baby Dragon")``.
+    pcs : int
+        Number of PCs.
+    calibrations : sequence of int
+        The calibrations wanted.
+    level : int
+        Level of the creatures (their ratios can depend on it through their stats).
+    max_creatures : int
+        Longest list kept.
+    rules : Rules
+        Validated rules.
+
+    Returns
+    -------
+    list of (int, list of str)
+        ``(calibration, names)`` for each calibration the family reaches exactly.
+
+    Raises
+    ------
+    ValueError
+        An unknown creature name (with a did-you-mean) or a level out of range.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> compositions(["Wolf"], 4, [-1, 0], 5, 14, bl.load_rules())
+    [(-1, ['Wolf', 'Wolf', 'Wolf']), (0, ['Wolf', 'Wolf', 'Wolf', 'Wolf'])]
+    """
     out = []
     ratios = [creature(name, level, rules=rules).adversity_ratio for name in family]
     for cal in calibrations:
@@ -96,11 +130,52 @@ def calibration_check(levels: Sequence[int] = (1, 3, 5, 8),
                       trials: int = 20_000, seed: RNGLike = 0, targeting: Any = None,
                       max_creatures: int = 14, workers: Any = 1,
                       rules: Rules | None = None) -> CalibrationCheck:
-    """Simulate a grid of encounters and compare calibration with simulated difficulty.
+    """Simulate a grid of encounters and compare calibration with simulated difficulty (GM guide, adversity ratio and calibration).
 
     For each party level and family, the encounters whose calibration (sum of ratios - PCs,
     default party) is each value of ``calibrations`` are simulated with ``trials`` fights.
     Every encounter gets its own ``SeedSequence.spawn`` child of ``seed``.
+
+    Parameters
+    ----------
+    levels : sequence of int, default (1, 3, 5, 8)
+        Party levels.
+    calibrations : sequence of int, default -3..3
+        Calibrations to reach in each family.
+    families : sequence of sequence of str, default DEFAULT_FAMILIES
+        Families of encounters (see :func:`compositions`).
+    trials : int, default 20,000
+        Fights per encounter (>= 100).
+    seed : int, SeedSequence, Generator or None, default 0
+        Master seed.
+    targeting : "weakest", "random" or (party, creatures), optional
+        As in ``balance.guide.fights.simulate``.
+    max_creatures : int, default 14
+        Longest encounter (1..64).
+    workers : int, "dask" or Client, default 1
+        As in ``balance.montecarlo.run``.
+    rules : Rules, optional
+        Default: the bundled rules.
+
+    Returns
+    -------
+    CalibrationCheck
+        ``table`` (one row per encounter: calibration, challenge, win and knock-out rates with
+        CIs, follows_advice), ``steps`` (consecutive calibrations within a family), ``summary``
+        (per level) and ``monotonic``.
+
+    Raises
+    ------
+    ValueError
+        ``trials`` below 100, ``max_creatures`` out of range, calibrations no family reaches.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> check = bl.fights.calibration_check(levels=(5,), calibrations=(0, 1), families=[("Wolf",)],
+    ...                                     trials=200, seed=1)
+    >>> check.table.encounter.tolist()
+    ['4 x Wolf', '5 x Wolf']
     """
 
     rules = resolve(rules)
