@@ -49,8 +49,11 @@ def _report(args) -> int:
     if args.baseline:
         from ..report.bundle import resolve_baseline
         baseline = resolve_baseline(args.baseline)  # a bad file fails before any work
+    from ..budgets import max_workers
+
+    workers = max_workers() if args.workers is None else args.workers
     path = build_report(rules, out=out, lang=args.lang, trials=args.trials, seed=args.seed,
-                        workers=args.workers, progress=False if args.quiet else None,
+                        workers=workers, progress=False if args.quiet else None,
                         topics=args.sections, force=args.force,
                         what="--out", baseline=baseline)  # the default folder is --out too
     print(f"{path / 'index.html'}  ({time.perf_counter() - start:.1f} s)")
@@ -80,8 +83,9 @@ def _register_report(sub) -> None:
                    help=f"Monte Carlo trials per simulated quantity (default {DEFAULT_TRIALS:,})")
     p.add_argument("--seed", type=int, default=DEFAULT_SEED,
                    help=f"seed of every Monte Carlo figure (default {DEFAULT_SEED})")
-    p.add_argument("--workers", type=workers_arg, default=1,
-                   help="worker processes (default 1, at most the machine's cores)")
+    p.add_argument("--workers", type=workers_arg, default=None,
+                   help="worker processes: the sections are computed and drawn side by side "
+                        "(default: the machine's cores; the numbers do not depend on it)")
     p.add_argument("--baseline", metavar="FILE|SNAPSHOT", type=path_arg,
                    help="compare the rules with these: a rules file, a bundled variant's name "
                         "or a snapshot (.json, 'balance snapshot'); default: the bundled rules")

@@ -19,7 +19,11 @@ from .markdown import render_markdown
 from .sections import render_sections
 from .topics import available_topics
 
-__all__ = ["build_report", "write_report", "report_name", "report_meta"]
+__all__ = ["build_report", "write_report", "report_name", "report_meta", "compute_parallel"]
+
+#: the sections' relative cost (compute and draw), largest first into the worker processes
+COST = {"variants": 8, "changes": 4, "encounters": 3, "campaign": 3, "percentile": 2,
+        "duels": 2, "injuries": 1, "treatment": 1, "rescue": 1}
 
 
 #: the folder name of a rules file whose stem leaves nothing usable (``..toml``, ``...toml``)
@@ -67,6 +71,59 @@ def report_meta(bundle: Bundle, lang: str, *, elapsed: float | None = None
     return meta
 
 
+def _can_fork() -> bool:
+    import multiprocessing
+
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+def _topic_job(key: str, rules: Rules, settings, lang: str):
+    """Compute and draw one section in a worker process: (key, results, section, seconds)."""
+    import dataclasses
+
+    from .sections import render_topic
+    from .topics import Context, topic_module
+
+    start = time.perf_counter()
+    results = topic_module(key).compute(rules, dataclasses.replace(settings, workers=1))
+    seconds = time.perf_counter() - start
+    section = render_topic(key, results, Context(rules=rules, settings=settings, lang=lang))
+    return key, results, section, seconds
+
+
+def compute_parallel(rules: Rules | str | Path | None, lang: str = "en", *,
+                     trials: int = DEFAULT_TRIALS, seed: int = DEFAULT_SEED, workers: int = 2,
+                     topics=None, baseline=None, on_step=None) -> tuple[Bundle, dict]:
+    """Compute and draw every section in ``workers`` forked processes, the costliest first.
+
+    Each section runs its Monte Carlo parts in its own process from the report's seed, so the
+    numbers are those of :func:`compute_bundle` (the engine's results do not depend on the
+    number of processes). Returns the bundle (results in report order) and the sections by key.
+    """
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    from .bundle import empty_bundle
+
+    bundle, modules = empty_bundle(rules, trials=trials, seed=seed, workers=workers,
+                                   topics=topics, baseline=baseline)
+    keys = [m.KEY for m in modules]
+    order = sorted(keys, key=lambda k: -COST.get(k, 0))
+    found, rendered = {}, {}
+    with ProcessPoolExecutor(max_workers=min(workers, len(keys)),
+                             mp_context=multiprocessing.get_context("fork")) as pool:
+        jobs = [pool.submit(_topic_job, k, bundle.rules, bundle.settings, lang) for k in order]
+        for job in as_completed(jobs):
+            key, results, section, seconds = job.result()
+            found[key], rendered[key] = results, section
+            bundle.seconds[key] = seconds
+            if on_step is not None:
+                on_step(key)
+                on_step(key)
+    bundle.results = {k: found[k] for k in keys}
+    return bundle, rendered
+
+
 def build_report(rules: Rules | str | Path | None = None, *, out: str | Path | None = None,
                  lang: str = "en", trials: int = DEFAULT_TRIALS, seed: int = DEFAULT_SEED,
                  workers: int = 1, progress: bool | None = None, topics=None,
@@ -78,8 +135,12 @@ def build_report(rules: Rules | str | Path | None = None, *, out: str | Path | N
     rules : Rules, path or None
         A variant file (its stem names the report) or a Rules object; None: bundled rules.
     lang : {"en", "fr"}
-    trials, seed, workers : int
+    trials, seed : int
         For every Monte Carlo figure.
+    workers : int
+        Processes: with more than one, the sections are computed and drawn side by side, each
+        in one process (the same numbers as with one: each section runs from the report's
+        seed).
     progress : bool, optional
         A tqdm bar; None shows it only in an interactive terminal.
     topics : list of str, optional
@@ -124,9 +185,15 @@ def build_report(rules: Rules | str | Path | None = None, *, out: str | Path | N
             bar.update()
             bar.set_postfix_str(plan[min(bar.n, len(plan) - 1)])
 
-        bundle = compute_bundle(rules, trials=trials, seed=seed, workers=workers,
-                                topics=topics, on_step=step, baseline=baseline)
-        sections = render_sections(bundle, lang, on_step=step)
+        if workers > 1 and len(modules) > 1 and _can_fork():
+            bundle, rendered = compute_parallel(rules, lang, trials=trials, seed=seed,
+                                                workers=workers, topics=topics,
+                                                baseline=baseline, on_step=step)
+            sections = render_sections(bundle, lang, rendered=rendered)
+        else:
+            bundle = compute_bundle(rules, trials=trials, seed=seed, workers=workers,
+                                    topics=topics, on_step=step, baseline=baseline)
+            sections = render_sections(bundle, lang, on_step=step)
         meta = report_meta(bundle, lang, elapsed=time.perf_counter() - start)
         page = render_html(sections, meta, lang)
         markdown, figures = render_markdown(sections, meta, lang)

@@ -11,7 +11,7 @@ from ..errors import check_integer
 from ..rules import Rules, resolve
 from .topics import available_topics
 
-__all__ = ["Settings", "Bundle", "compute_bundle", "resolve_baseline", "DEFAULT_TRIALS",
+__all__ = ["Settings", "Bundle", "compute_bundle", "empty_bundle", "resolve_baseline", "DEFAULT_TRIALS",
            "DEFAULT_SEED"]
 
 #: trials of each Monte Carlo figure of the default report
@@ -71,18 +71,27 @@ def compute_bundle(rules: Rules | str | None = None, *, trials: int = DEFAULT_TR
     """
     import time
 
-    rules = resolve(rules)
-    settings = Settings(trials=trials, seed=seed, workers=workers,
-                        baseline=resolve_baseline(baseline))
-    modules, missing = available_topics(topics)
-    bundle = Bundle(rules=rules, settings=settings, missing=missing)
+    bundle, modules = empty_bundle(rules, trials=trials, seed=seed, workers=workers,
+                                   topics=topics, baseline=baseline)
     for module in modules:
         start = time.perf_counter()
-        bundle.results[module.KEY] = module.compute(rules, settings)
+        bundle.results[module.KEY] = module.compute(bundle.rules, bundle.settings)
         bundle.seconds[module.KEY] = time.perf_counter() - start
         if on_step is not None:
             on_step(module.KEY)
     return bundle
+
+
+def empty_bundle(rules: Rules | str | None = None, *, trials: int = DEFAULT_TRIALS,
+                 seed: int = DEFAULT_SEED, workers: int = 1, topics=None, baseline: Any = None
+                 ) -> tuple[Bundle, list]:
+    """A bundle with its rules and settings checked and no result yet, and the topic modules
+    to compute (in report order)."""
+    rules = resolve(rules)
+    settings = Settings(trials=trials, seed=seed, workers=workers,
+                        baseline=resolve_baseline(baseline))
+    modules, missing = available_topics(topics)
+    return Bundle(rules=rules, settings=settings, missing=missing), modules
 
 
 def resolve_baseline(baseline: Any) -> Any:

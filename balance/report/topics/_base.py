@@ -41,9 +41,13 @@ def _cut(text_: str, width: int) -> str:
     return text_ if len(text_) <= width else text_[:width - 1] + "…"
 
 
-def _assumed_lines(rules: Rules, sections: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(f"{k} = {short_value(rules.get(k, None))}"
-                 for k in rules.assumed_under(*sections))
+def _assumed_lines(rules: Rules, sections: tuple[str, ...], lang: str = "en"
+                   ) -> tuple[str, ...]:
+    def shown(value: object) -> str:  # a boolean in the report's language
+        return text("yes" if value else "no", lang) if isinstance(value, bool) \
+            else short_value(value)
+
+    return tuple(f"{k} = {shown(rules.get(k, None))}" for k in rules.assumed_under(*sections))
 
 
 def make_section(ctx: Context, key: str, *, title: str, text_key: str | None = None,
@@ -67,7 +71,7 @@ def make_section(ctx: Context, key: str, *, title: str, text_key: str | None = N
                    figures=tuple(figures),
                    tables=tuple(dataclasses.replace(t, frame=localise_frame(t.frame, ctx.lang))
                                 for t in tables), provenance=tuple(provenance),
-                   assumed=_assumed_lines(ctx.rules, rules_sections),
+                   assumed=_assumed_lines(ctx.rules, rules_sections, ctx.lang),
                    notes=default if notes is None else tuple(notes))
 
 

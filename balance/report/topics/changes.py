@@ -49,8 +49,7 @@ def base_name(label: dict, lang: str) -> str:
     from ...labels import text
 
     if label["kind"] == "rules":
-        return text("col_bundled", lang) if tuple(label["sources"]) == ("bundled",) \
-            else sources(label["sources"], lang)
+        return sources(label["sources"], lang)  # "bundled", "règles fournies", files
     return text("base_snapshot", lang, name=label["sources"][0])
 
 
