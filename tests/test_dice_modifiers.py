@@ -139,7 +139,7 @@ def test_truncated_mass_is_the_last_explosion():
 def test_sampler_matches_the_exact_distribution(expr):
     """Mean and P(value >= median) within 5 standard errors; fixed seed."""
     n = 200_000
-    draws = dice.sample(expr, n, rng=20261201)
+    draws = dice.sample(expr, n, seed=20261201)
     dist = dice.distribution(expr)
     mean = float((dist.index * dist).sum())
     sd = math.sqrt(float((dist.index ** 2 * dist).sum()) - mean ** 2)
@@ -151,9 +151,9 @@ def test_sampler_matches_the_exact_distribution(expr):
 
 
 def test_sampling_is_reproducible():
-    a = dice.sample("4d6kh3+1d6!", 1000, rng=5)
-    assert np.array_equal(a, dice.sample("4d6kh3+1d6!", 1000, rng=np.random.SeedSequence(5)))
-    assert not np.array_equal(a, dice.sample("4d6kh3+1d6!", 1000, rng=6))
+    a = dice.sample("4d6kh3+1d6!", 1000, seed=5)
+    assert np.array_equal(a, dice.sample("4d6kh3+1d6!", 1000, seed=np.random.SeedSequence(5)))
+    assert not np.array_equal(a, dice.sample("4d6kh3+1d6!", 1000, seed=6))
 
 
 @pytest.mark.parametrize("bad, part", [
@@ -181,7 +181,7 @@ def test_budgets_answer_or_refuse_at_once():
         dice.distribution("1000d1000!")
     with pytest.raises(ValueError, match="at most 1000 in all"):
         dice.parse("600d6kh1+600d6")
-    assert dice.sample("100d100kh50", 100, rng=1).shape == (100,)  # sampling stays possible
+    assert dice.sample("100d100kh50", 100, seed=1).shape == (100,)  # sampling stays possible
 
 
 def test_drop_and_keep_spellings_agree():
