@@ -90,7 +90,7 @@ def floor_sampler(n: int, rng: np.random.Generator, *, faces: int, dice: int = 1
 
 
 # --- registered kernels: critical-injury roll (RULES.md 1.2) and d20 Test (1.1) -------------
-INJURY = {"seconds": 40, "negative_hp": 6, "wounds": 1}
+INJURY: dict[str, Any] = {"seconds": 40, "negative_hp": 6, "wounds": 1}
 D20 = {"characteristic": 12, "modifier": 0}
 
 

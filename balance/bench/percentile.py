@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable
+from typing import Any
 from functools import lru_cache, partial
 
 from .. import dice
@@ -236,9 +237,9 @@ def python_duels(n: int, rnd: random.Random, spec=None) -> dict[str, int]:
             diff = 0
         return max(-max_effects, min(max_effects, diff))
 
-    out = dict.fromkeys(["first_wins", "second_wins", "timeouts", "rounds_sum", "exchanges",
-                         "exchanges_sumsq", "serious_wounds", "serious_wounds_sumsq",
-                         "knockbacks", "knockbacks_sumsq"], 0)
+    out: dict[str, Any] = dict.fromkeys(
+        ["first_wins", "second_wins", "timeouts", "rounds_sum", "exchanges", "exchanges_sumsq",
+         "serious_wounds", "serious_wounds_sumsq", "knockbacks", "knockbacks_sumsq"], 0)
     out["kinds"] = [0, 0, 0]
     out["spent"] = [[0] * len(effect_keys), [0] * len(effect_keys)]
     for _ in range(n):

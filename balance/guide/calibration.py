@@ -98,7 +98,11 @@ def compositions(family: Sequence[str], pcs: int, calibrations: Sequence[int], l
     [(-1, ['Wolf', 'Wolf', 'Wolf']), (0, ['Wolf', 'Wolf', 'Wolf', 'Wolf'])]
     """
     out = []
-    ratios = [creature(name, level, rules=rules).adversity_ratio for name in family]
+    ratios: list[Fraction] = []
+    for name in family:
+        ratio = creature(name, level, rules=rules).adversity_ratio
+        assert ratio is not None  # a creature (not a PC) always has its adversity ratio
+        ratios.append(ratio)
     for cal in calibrations:
         total = Fraction(pcs + cal)
         if len(family) == 1:

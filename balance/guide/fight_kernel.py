@@ -135,6 +135,7 @@ def fight_sampler(n: int, rng: np.random.Generator, spec: FightSpec) -> dict[str
             acting = hp_flat.take(a * m + rows) > 0
             side_a = side.take(a)
             if random_policy:  # a fresh random key per slot; "weakest" actors keep theirs
+                assert draws is not None
                 rkey = np.where(hp > 0, draws[s], _BIG) * _SHIFT + col
                 if not all_random:
                     rkey = np.where(policy.take(side_a) == RANDOM, rkey, key)
@@ -163,6 +164,7 @@ def fight_sampler(n: int, rng: np.random.Generator, spec: FightSpec) -> dict[str
                     idx = (u[s, j, g] * sizes.take(sel)).astype(np.int32)
                     part = flat.take(sel * width + idx)
                     dmg = part if dmg is None else dmg + part
+                assert dmg is not None  # every combatant has a damage table (0 for no dice)
                 dmg = np.maximum(dmg, spec.minimum_damage) * hit
                 new_hp = hp_flat.take(flat_t) - dmg
                 hp_flat[flat_t] = new_hp
@@ -171,8 +173,8 @@ def fight_sampler(n: int, rng: np.random.Generator, spec: FightSpec) -> dict[str
         below = hp[:p] < 0
         dying = np.where(below, np.minimum(dying + spec.seconds_per_round,
                                            spec.automatic_death), dying)
-        party_up = (hp[:p] > 0).any(axis=0)
-        creatures_up = (hp[p:] > 0).any(axis=0)
+        party_up = np.asarray((hp[:p] > 0).any(axis=0))
+        creatures_up = np.asarray((hp[p:] > 0).any(axis=0))
         done = ~party_up | ~creatures_up
         if rnd == spec.max_rounds:
             done[:] = True
@@ -193,7 +195,7 @@ _TABLE_LIMIT = 1 << 16
 
 def _outcomes(faces: list[int]) -> np.ndarray:
     """Totals of every ordered outcome of these dice (equiprobable), as int32."""
-    grid = np.zeros(1, dtype=np.int32)
+    grid: np.ndarray = np.zeros(1, dtype=np.int32)
     for f in faces:
         grid = (grid[:, None] + np.arange(1, f + 1, dtype=np.int32)).ravel()
     return grid
@@ -213,7 +215,8 @@ def _damage_tables(spec: FightSpec) -> list[tuple[np.ndarray, np.ndarray, int]]:
         base = [int(f) for f in spec.faces[i] if f > 0]
         for crit in (False, True):
             dice = base * (spec.crit_dice if crit else 1)
-            groups, current = [], []
+            groups: list[list[int]] = []
+            current: list[int] = []
             for f in dice:
                 if current and np.prod(current + [f], dtype=np.float64) > _TABLE_LIMIT:
                     groups.append(current)

@@ -109,7 +109,8 @@ def _policy(targeting: Any, rules: Rules) -> tuple[int, int]:
     if len(pair) != 2:
         raise ValueError(f"targeting must be 'weakest', 'random' or a pair (party, creatures), "
                          f"got {targeting!r}")
-    return tuple(_POLICIES[check_choice("targeting", t, list(_POLICIES))] for t in pair)
+    party, creatures = (_POLICIES[check_choice("targeting", t, list(_POLICIES))] for t in pair)
+    return party, creatures
 
 
 def fight_spec(creatures: Any, party: Any = None, *, level: int | None = None,
@@ -359,7 +360,8 @@ def summarise(res: montecarlo.MCResult, spec: FightSpec) -> Simulation:
         res.mean("expected_deaths_sum", "expected_deaths_sumsq"), "normal")
     add("rounds", _hist_mean(res, "rounds"), "normal")
     table = pd.concat(rows, ignore_index=True)
-    table["seed"] = [res.seed] * len(table)
+    seeds: list[Any] = [res.seed] * len(table)
+    table["seed"] = seeds
     table["fingerprint"] = res.fingerprint
     per_pc = []
     for key, label in (("ko_by_pc", "knocked_out"), ("dying_by_pc", "dying"),
