@@ -86,7 +86,9 @@ def render(results: dict, ctx: Context):
             notes.append(ctx.t("compare_snapshot_rules"))
     elif not len(rows):
         notes.append(ctx.t("no_changes"))
-    section = make_section(ctx, KEY, title="sec_changes", text_key="sec_changes_text",
+    same = comparison is None and not len(rows)
+    section = make_section(ctx, KEY, title="sec_changes",
+                           text_key="sec_changes_none_text" if same else "sec_changes_text",
                            text_fields={"sources": sources(ctx.rules.sources, ctx.lang),
                                         "base": name},
                            figures=tuple(figures), tables=tuple(tables), notes=tuple(notes))
