@@ -125,13 +125,26 @@ class Dice:
     """A parsed dice expression: signed plain dice terms, a constant, and modified terms
     (:class:`Pool`: keep/drop, explode, reroll)."""
 
-    terms: tuple[tuple[int, int, int], ...]  # (sign, count, faces)
+    plain_terms: tuple[tuple[int, int, int], ...]  # (sign, count, faces)
     constant: int = 0
     pools: tuple[Pool, ...] = ()
 
+    @property
+    def terms(self) -> tuple[tuple[int, int, int], ...]:
+        """The ``(sign, count, faces)`` terms of a plain expression. Code reading the dice
+        one by one cannot honour keep/drop, explosion or reroll: for an expression with
+        such a term this raises a one-line ValueError rather than give a silently wrong
+        answer (its distribution, mean and sampler do handle them)."""
+        if self.pools:
+            raise ValueError(f"dice {self}: this rule reads the dice one by one and takes "
+                             "plain NdM terms only; keep/drop (kh, kl, dh, dl), exploding (!) "
+                             "and reroll (r, rr) dice work where a distribution or a sampler "
+                             "is used")
+        return self.plain_terms
+
     def __str__(self) -> str:
         parts = []
-        for sign, count, faces in self.terms:
+        for sign, count, faces in self.plain_terms:
             parts.append(("-" if sign < 0 else "+") + f"{count}d{faces}")
         parts += [("-" if pool.sign < 0 else "+") + str(pool) for pool in self.pools]
         if self.constant or not parts:
@@ -141,18 +154,18 @@ class Dice:
 
     @property
     def min(self) -> int:
-        return (self.constant + sum(c * (1 if s > 0 else -f) for s, c, f in self.terms)
+        return (self.constant + sum(c * (1 if s > 0 else -f) for s, c, f in self.plain_terms)
                 + sum(pool.bounds()[0] for pool in self.pools))
 
     @property
     def max(self) -> int:
-        return (self.constant + sum(c * (f if s > 0 else -1) for s, c, f in self.terms)
+        return (self.constant + sum(c * (f if s > 0 else -1) for s, c, f in self.plain_terms)
                 + sum(pool.bounds()[1] for pool in self.pools))
 
     @property
     def mean(self) -> float:
         """The exact mean (a keep/drop term over the exact work budget raises ValueError)."""
-        mean = self.constant + sum(s * c * (f + 1) / 2 for s, c, f in self.terms)
+        mean = self.constant + sum(s * c * (f + 1) / 2 for s, c, f in self.plain_terms)
         for pool in self.pools:
             if pool.keep and pool.kept < pool.count:
                 low, probs = _pool_probs(pool)
@@ -193,7 +206,7 @@ class Dice:
         gen = as_generator(seed)
         check_sample(size)
         out = np.full(size, self.constant, dtype=np.int64)
-        for sign, count, faces in self.terms:
+        for sign, count, faces in self.plain_terms:
             if (faces == 1 or count <= 16) and faces ** count <= _ENUMERATE_LIMIT:
                 table = _sum_table(count, faces)
                 draw = table[gen.integers(0, table.size, size=size)]
@@ -358,7 +371,7 @@ def _parse_pool(expr: str, sign: int, body: str) -> Pool:
 def _direct_work(dice: Dice) -> int:
     """Multiply-adds of convolving ``dice`` die by die (then term by term)."""
     work, length = 0, 1
-    for _, count, faces in dice.terms:
+    for _, count, faces in dice.plain_terms:
         work += faces * (count * (count - 1) * (faces - 1) // 2 + count)
         term = count * (faces - 1) + 1
         work += length * term
@@ -370,7 +383,7 @@ def _direct_work(dice: Dice) -> int:
 def _distribution(dice: Dice) -> pd.Series:
     check_support(dice, dice.support)
     if dice.pools:
-        plain = Dice(dice.terms, dice.constant)
+        plain = Dice(dice.plain_terms, dice.constant)
         probs = _distribution(plain).reindex(range(plain.min, plain.max + 1),
                                              fill_value=0.0).to_numpy(dtype=float)
         start = plain.min
@@ -383,10 +396,10 @@ def _distribution(dice: Dice) -> pd.Series:
     if _direct_work(dice) > _DIRECT_WORK:
         return _series(dice, _fft_probs(dice))
     # integer counts while they fit in int64 (exact), floats beyond
-    exact = sum(c * np.log2(f) for _, c, f in dice.terms) < 62
+    exact = sum(c * np.log2(f) for _, c, f in dice.plain_terms) < 62
     dtype = np.int64 if exact else np.float64
     probs = np.ones(1, dtype=dtype)
-    for sign, count, faces in dice.terms:
+    for sign, count, faces in dice.plain_terms:
         die = np.ones(faces, dtype=dtype) if exact else np.full(faces, 1.0 / faces)
         term = np.ones(1, dtype=dtype)
         for _ in range(count):
@@ -606,7 +619,7 @@ def _fft_probs(dice: Dice) -> np.ndarray:
     conv = _fft_convolve
 
     probs = np.ones(1)
-    for sign, count, faces in dice.terms:
+    for sign, count, faces in dice.plain_terms:
         power, base, term = count, np.full(faces, 1.0 / faces), np.ones(1)
         while power:
             if power & 1:

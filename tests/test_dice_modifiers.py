@@ -204,3 +204,15 @@ def test_rules_data_accept_modified_dice(tmp_path):
     variant.write_text('[percentile.humans]\nSTR = "4d6kx3"\n')
     with pytest.raises(ValueError, match=r"v.toml: percentile.humans.STR = '4d6kx3'.*'x3'"):
         load_rules(variant)
+
+
+def test_code_reading_dice_one_by_one_refuses_modified_dice():
+    """Engines that enumerate a weapon's dice term by term cannot keep or explode: they
+    refuse in one line instead of reading 2d8kh1 as no dice at all."""
+    assert dice.parse("2d6+1").terms == ((1, 2, 6),)
+    with pytest.raises(ValueError, match=r"dice 2d8kh1: .*plain NdM terms only"):
+        dice.parse("2d8kh1").terms
+    from cli_run import in_process
+    code, _, err = in_process("duel", "60", "--trials", "200", "--set",
+                              'percentile.weapons.table.3.damage="2d8kh1"')
+    assert code == 2 and err.count("\n") == 1 and "plain NdM terms only" in err
