@@ -124,3 +124,14 @@ def test_a_creature_ratio_replaces_the_guides_at_every_level_and_by_french_name(
     assert bl.creatures.creature("Wolf", rules=rules).adversity_ratio == 1  # unchanged
     assert math.isclose(float(bl.encounters.calibration(
         [bl.creatures.creature("Goblin", rules=rules)] * 3, 4).value), -2.0)
+
+
+def test_the_report_section_is_opt_in_and_renders(tmp_path):
+    from balance.report import build_report
+    from balance.report.topics import available_topics
+
+    assert "recalibration" not in [m.KEY for m in available_topics()[0]]
+    path = build_report(None, out=tmp_path / "rep", topics=["recalibration"], trials=100,
+                        seed=0, progress=False)
+    text = (path / "report.md").read_text(encoding="utf-8")
+    assert "Encounters: proposed adversity ratios" in text and "Goblin" in text
