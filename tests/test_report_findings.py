@@ -269,7 +269,7 @@ def test_appendix_lists_every_assumed_value_and_reading(pages):
 ENGLISH = ("the", "and", "with", "of", "from", "when", "every", "probability", "wound",
            "wounds", "death", "dead", "Death", "True", "False", "yes", "bundled", "variant",
            "seconds", "trials", "seed", "fights", "party", "damage", "failure", "success",
-           "rules", "metric", "moved", "change", "wins", "skill", "injury", "injuries",
+           "rules", "metric", "moved", "changed", "wins", "skill", "injury", "injuries",
            "stabilised", "healed", "rescue", "negotiation", "ask", "encounter", "interval",
            "roll", "none", "Appendix", "Key findings", "significant", "kind", "fight")
 
