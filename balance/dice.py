@@ -484,15 +484,17 @@ def _die_probs(pool: Pool) -> np.ndarray:
     return probs
 
 
-def _power(probs: np.ndarray, count: int) -> np.ndarray:
-    """``probs`` convolved with itself ``count`` times (repeated squaring)."""
+def _power(probs: np.ndarray, count: int, conv=None) -> np.ndarray:
+    """``probs`` convolved with itself ``count`` times (repeated squaring) with ``conv``
+    (default :func:`convolve`)."""
+    conv = convolve if conv is None else conv
     out, base = np.ones(1), probs
     while count:
         if count & 1:
-            out = convolve(out, base)
+            out = conv(out, base)
         count >>= 1
         if count:
-            base = convolve(base, base)
+            base = conv(base, base)
     return out
 
 
@@ -620,13 +622,7 @@ def _fft_probs(dice: Dice) -> np.ndarray:
 
     probs = np.ones(1)
     for sign, count, faces in dice.plain_terms:
-        power, base, term = count, np.full(faces, 1.0 / faces), np.ones(1)
-        while power:
-            if power & 1:
-                term = conv(term, base)
-            power >>= 1
-            if power:
-                base = conv(base, base)
+        term = _power(np.full(faces, 1.0 / faces), count, conv)
         probs = conv(probs, term[::-1] if sign < 0 else term)
     return probs / probs.sum()
 

@@ -10,9 +10,7 @@ output). Registered by :mod:`balance.cli`.
 """
 from __future__ import annotations
 
-import argparse
-
-from .options import add_format, add_lang, add_mc, add_rules, emit, load
+from .options import add_format, add_lang, add_mc, add_rules, emit, load, natural_arg
 
 __all__ = ["register"]
 
@@ -20,16 +18,8 @@ __all__ = ["register"]
 WEAPON_TRIALS = 5_000
 
 
-def _skill(text: str) -> int:
-    """argparse ``type=`` of a Combat Style %: a whole number from 0."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"a skill is a whole number of percent (>= 0), got "
-                                         f"{text!r}")
-    return value
+#: argparse ``type=`` of a Combat Style %: a whole number from 0
+_skill = natural_arg
 
 
 def _weapon_name(rules, key: str, lang: str, table: str = "weapons") -> str:

@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # pandas is imported when a table is printed (a fast start)
     import pandas as pd
 
 __all__ = ["FORMATS", "DEFAULT_SEED", "DIGITS", "Parser", "Setting", "one_line", "add_format",
-           "add_lang", "path_arg", "trials_arg", "seed_arg", "workers_arg", "add_rules", "add_mc", "load",
+           "add_lang", "path_arg", "trials_arg", "seed_arg", "natural_arg", "workers_arg", "add_rules", "add_mc", "load",
            "rule_files", "emit"]
 
 
@@ -93,8 +93,8 @@ def trials_arg(text: str) -> int:
     return _whole(text, MAX_TRIALS, "the trials budget")
 
 
-def seed_arg(text: str) -> int:
-    """argparse ``type=`` of ``--seed``: a whole number from 0 (numpy's SeedSequence)."""
+def natural_arg(text: str) -> int:
+    """argparse ``type=`` of a whole number from 0 (``--seed``, a skill in %)."""
     try:
         value = int(text)
     except ValueError:
@@ -102,6 +102,10 @@ def seed_arg(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be a whole number from 0, got {text!r}")
     return value
+
+
+#: ``--seed``: a whole number from 0 (numpy's SeedSequence)
+seed_arg = natural_arg
 
 
 def workers_arg(text: str) -> int:
