@@ -173,3 +173,12 @@ def test_hover_values_become_svg_titles_in_marker_order():
         < svg.index("<title>three</title>")
     assert svg.startswith("<svg") and "http" not in svg and "viewBox" in svg
     assert "<metadata>" not in svg and "*{" not in svg  # no global style rule from matplotlib
+
+
+def test_french_hover_values_take_a_space_before_the_colon():
+    fig = Figure(figsize=(3, 2))
+    line, = fig.add_subplot().plot([1], [1], marker="o")
+    bl.plots._style.hover(line, ["Combat 3: 31,92 %"], lang="fr")
+    buffer = io.StringIO()
+    fig.savefig(buffer, format="svg")
+    assert "<title>Combat 3 : 31,92 %</title>" in hover_titles(inline_svg(buffer.getvalue()))

@@ -54,7 +54,8 @@ LINKS = """() => Array.from(document.querySelectorAll('a[href]')).map(a => {
 COLOURS = """() => {
   const style = el => getComputedStyle(el);
   const card = document.querySelector('figure .card');
-  return {body: style(document.body).backgroundColor, main: style(document.querySelector('main')).backgroundColor,
+  return {body: style(document.body).backgroundColor,
+          main: style(document.querySelector('main')).backgroundColor,
           text: style(document.querySelector('main p') || document.body).color,
           card: card ? style(card).backgroundColor : null};
 }"""

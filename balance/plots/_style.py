@@ -1,6 +1,7 @@
 """Shared look of every plot: palette, figure size, labels in the chosen language."""
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import matplotlib
@@ -11,8 +12,8 @@ from ..text import plain_text
 
 __all__ = ["PALETTE", "DEATH_COLOUR", "axes", "finish", "text", "check_lang",
            "band_colour", "band_line_colour", "ordinal_colours", "contrast", "colorbar",
-           "band_note", "plain_log_ticks", "hover", "pct", "words", "pick_column", "as_table", "label",
-           "name_column", "printable"]
+           "band_note", "plain_log_ticks", "hover", "pct", "words", "pick_column", "as_table",
+           "label", "name_column", "printable"]
 
 #: one colour per curve family (colour-blind friendly, Okabe-Ito order; its yellow, #F0E442,
 #: darkened to #A08C00 so that a seventh curve still shows on white: contrast 3.4:1, not 1.3:1)
@@ -158,7 +159,7 @@ def plain_log_ticks(axis) -> None:
     axis.set_minor_formatter(NullFormatter())
 
 
-def hover(artist, texts) -> None:
+def hover(artist, texts, lang: str = "en") -> None:
     """Values shown on hover in the report's SVG: ``texts[i]`` becomes the ``<title>`` of the
     artist's i-th marker (or of the artist, for one text). Carried in the artist's ``gid``
     (``hover_`` + base64url JSON), which :func:`balance.report.html.inline_svg` turns into
@@ -167,6 +168,8 @@ def hover(artist, texts) -> None:
     import json
 
     texts = [plain_text(str(t)) for t in texts]
+    if check_lang(lang) == "fr":  # French puts a space before a colon
+        texts = [re.sub(r"(?<! ): ", " : ", t) for t in texts]
     data = base64.urlsafe_b64encode(json.dumps(texts, ensure_ascii=False).encode()).decode()
     artist.set_gid("hover_" + data.rstrip("="))
 
@@ -182,6 +185,7 @@ _WORDS = {
     "sp_at_least_title": {"en": "S.P.: chance of at least y against the characteristic",
                           "fr": "P.R. : chance d'en obtenir au moins y selon la caractéristique"},
     "level_suffix": {"en": "level {level}", "fr": "niveau {level}"},
+    "calibration_short": {"en": "calibration", "fr": "calibrage"},
 }
 
 

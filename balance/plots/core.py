@@ -156,7 +156,7 @@ def d20_success(table: pd.DataFrame, *, ax: Axes | None = None, lang: str = "en"
     ax = axes(ax)
     line, = ax.plot(chance.index, chance.to_numpy(), marker="o", markersize=3, color=PALETTE[0],
                     label=label)
-    hover(line, [f"C' = {c}: {pct(p, 0, lang)}" for c, p in chance.items()])
+    hover(line, [f"C' = {c}: {pct(p, 0, lang)}" for c, p in chance.items()], lang=lang)
     ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
     ax.set_ylim(-0.02, 1.02)
     return finish(ax, title=text("d20_title", lang), xlabel=text("characteristic", lang),
@@ -216,7 +216,8 @@ def treatment_curves(cure_table: pd.DataFrame, *, level: str = "light", value: s
                         color=band_line_colour(i, 5), label=text("band", lang, modifier=int(mod)))
         unit = value == "expected_hours"
         hover(line, [f"{text('cunning', lang)} {c}: " + (f"{decimal(v, 1, lang)} h" if unit
-                     else pct(v, 0, lang)) for c, v in zip(curve["cunning"], curve[value])])
+                     else pct(v, 0, lang)) for c, v in zip(curve["cunning"], curve[value])],
+              lang=lang)
     ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))  # Cunning is whole
     if value == "expected_hours":
         ax.set_yscale("log")
@@ -295,7 +296,8 @@ def mc_check(simulated: pd.DataFrame, exact: pd.DataFrame, *, ax: Axes | None = 
                        f"({text('interval', lang)})")
     hover(bars.lines[0], [f"{n}: {pct(p, 2, lang)} ({pct(lo, 2, lang)} – {pct(hi, 2, lang)})"
                           for n, p, lo, hi in zip(simulated[name].astype(str), simulated[est],
-                                                  simulated["ci_low"], simulated["ci_high"])])
+                                                  simulated["ci_low"], simulated["ci_high"])],
+          lang=lang)
     ax.plot(x, exact["probability"].to_numpy(), "x", color=PALETTE[1], label=text("exact", lang))
     ax.set_xticks(x, simulated[name].astype(str), rotation=90, fontsize=6)
     band_note(ax, simulated["ci_high"] - simulated["ci_low"], lang, markers=True)

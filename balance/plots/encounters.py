@@ -91,9 +91,9 @@ def calibration_rates(table, *, metric: str = "party_win_rate", ax: Axes | None 
                            color=PALETTE[i % len(PALETTE)], label=fam)
         names = part["encounter"] if "encounter" in part else [fam] * len(part)
         hover(bars.lines[0], [
-            f"{n} ({text('calibration', lang)} {cal:g}): {pct(v, 1, lang)} "
+            f"{n} ({words('calibration_short', lang)} {cal:g}): {pct(v, 1, lang)} "
             f"({pct(lo, 1, lang)} – {pct(hi, 1, lang)})"
-            for n, cal, v, lo, hi in zip(names, c, y, part[lo_col], part[hi_col])])
+            for n, cal, v, lo, hi in zip(names, c, y, part[lo_col], part[hi_col])], lang=lang)
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlim(np.floor(x_all.min()) - 0.5, np.ceil(x_all.max()) + 0.5)
     levels = sorted(frame["level"].unique())

@@ -58,7 +58,8 @@ def campaign_deaths(result, *, ax: Axes | None = None, lang: str = "en", label: 
     lines[-1].set_markersize(3)
     hover(lines[-1], [f"{text('fight', lang)} {f}: {pct(p, 2, lang)} ({pct(lo, 2, lang)} – "
                       f"{pct(hi, 2, lang)})" for f, p, lo, hi in
-                      zip(table["fight"], table["probability"], table["ci_low"], table["ci_high"])])
+                      zip(table["fight"], table["probability"], table["ci_low"],
+                          table["ci_high"])], lang=lang)
     ax.set_ylim(bottom=0)
     band_note(ax, table["ci_high"] - table["ci_low"], lang)
     return finish(ax, title=text("campaign_title", lang), xlabel=text("fight", lang),
@@ -85,7 +86,7 @@ def wound_burden(result, *, ax: Axes | None = None, lang: str = "en"):
                         marker="x" if key == "dead" else markers[i % len(markers)],
                         markersize=3.5, linestyle="--" if key == "dead" else "-", label=name)
         hover(line, [f"{name}, {text('fight', lang)} {f}: {pct(p, 2, lang)}"
-                     for f, p in zip(part["fight"], part["probability"])])
+                     for f, p in zip(part["fight"], part["probability"])], lang=lang)
         ax.fill_between(part["fight"], part["ci_low"], part["ci_high"], color=colours[key],
                         alpha=0.25, linewidth=0)
     ax.set_ylim(-0.02, 1.02)
@@ -108,7 +109,7 @@ def knockout_risk(result, *, ax: Axes | None = None, lang: str = "en"):
     hover(bars.lines[0], [f"{n}: {pct(p, 2, lang)} ({pct(lo, 2, lang)} – {pct(hi, 2, lang)}), "
                           f"{t:,}".replace(",", "\u202f") + f" {text('trials', lang)}"
                           for n, p, lo, hi, t in zip(x, y, frame["ci_low"], frame["ci_high"],
-                                                     frame["trials"])])
+                                                     frame["trials"])], lang=lang)
     ax.set_xticks(x)
     ax.set_ylim(bottom=0)
     band_note(ax, frame["ci_high"] - frame["ci_low"], lang, markers=True)
