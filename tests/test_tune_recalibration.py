@@ -135,3 +135,12 @@ def test_the_report_section_is_opt_in_and_renders(tmp_path):
                         seed=0, progress=False)
     text = (path / "report.md").read_text(encoding="utf-8")
     assert "Encounters: proposed adversity ratios" in text and "Goblin" in text
+
+
+def test_two_worker_processes_give_the_same_recalibration():
+    kw = dict(levels=(5,), trials=400, seed=4, families=[("Wolf",), ("Goblin",)],
+              held_out=[("Wolf", "Goblin")])
+    one = bl.encounters.recalibrate(workers=1, **kw)
+    two = bl.encounters.recalibrate(workers=2, **kw)
+    assert one.table["party_win_rate"].equals(two.table["party_win_rate"])
+    assert one.ratios.equals(two.ratios) and one.check.equals(two.check)
