@@ -103,9 +103,10 @@ def compare_rules(rules: Rules, baseline: Any, *, trials: int, seed: int,
     Against rules, both sides are measured here (the catalogue but :data:`LEFT_OUT`, the
     baseline from ``seed``, the variant from an independent seed, as ``balance diff``);
     against a snapshot, the variant is measured with the snapshot's metrics, trials and an
-    independent seed. Returns ``frame`` (the comparison), ``base`` and ``variant``
-    (snapshots), ``base_rules`` (None when the snapshot's rules are not known here) and
-    ``changes`` (:func:`change_rows` against them, or against the bundled rules).
+    independent seed. Returns ``frame`` (the comparison), ``trials`` (the variant's),
+    ``curves`` (the death curves both snapshots store, as tidy frames), ``base_rules`` (None
+    when the snapshot's rules are not known here) and ``changes`` (:func:`change_rows`
+    against them, or against the bundled rules); plain data, so that it crosses processes.
     """
     from ..regression.diff import compare_snapshots, independent_seed
     from ..regression.snapshot import take
@@ -121,9 +122,12 @@ def compare_rules(rules: Rules, baseline: Any, *, trials: int, seed: int,
         names = [m.name for m in base.metrics]
         base_rules = default_rules() if base.fingerprint == default_rules().fingerprint \
             else None
+    from .diff import death_curves_table
+
     variant = take(rules, trials=base.trials, seed=independent_seed(base.seed), only=names)
     frame = compare_snapshots(base, variant, alpha=alpha)
-    return {"frame": frame, "base": base, "variant": variant, "base_rules": base_rules,
+    return {"frame": frame, "trials": variant.trials, "base_rules": base_rules,
+            "curves": (death_curves_table(base), death_curves_table(variant)),
             "changes": change_rows(rules, base_rules)}
 
 

@@ -79,7 +79,7 @@ def render(results: dict, ctx: Context):
             ctx.t("changes_all_table")))
         figures.append(_curves(comparison, name, ctx))
         a = frame.attrs
-        notes.append(ctx.t("compare_note", trials=count(comparison["variant"].trials, ctx.lang),
+        notes.append(ctx.t("compare_note", trials=count(comparison["trials"], ctx.lang),
                            base_seed=a["base_seed"], variant_seed=a["variant_seed"],
                            alpha=a.get("alpha", compare.ALPHA)))
         if comparison["base_rules"] is None:
@@ -101,10 +101,8 @@ def render(results: dict, ctx: Context):
 def _curves(comparison: dict, name: str, ctx: Context):
     """Death when stabilised, both rule sets overlaid (the curves each snapshot stores)."""
     from ... import plots
-    from ..diff import death_curves_table
 
-    first = death_curves_table(comparison["base"])
-    second = death_curves_table(comparison["variant"])
+    first, second = comparison["curves"]
     wall = int(max(first["seconds"].max(), second["seconds"].max()))
     ax = plots.compare_death_curves(first, second, names=(name, ctx.t("col_variant")),
                                     lang=ctx.lang, wall=wall)
