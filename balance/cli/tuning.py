@@ -29,25 +29,24 @@ def _number(text: str) -> float:
     return value
 
 
-def _level(text: str) -> int:
+def _whole(text: str, accept, what: str) -> int:
+    """``text`` as a whole number that ``accept`` takes, else argparse's one-line error."""
     try:
         value = int(text)
     except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a party level (a whole number from 1), "
-                                         f"got {text!r}")
+        value = None
+    if value is None or not accept(value):
+        raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}")
     return value
+
+
+def _level(text: str) -> int:
+    return _whole(text, lambda v: v >= 1, "a party level (a whole number from 1)")
 
 
 def _power_of_two(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 8 or value > 65_536 or value & (value - 1):
-        raise argparse.ArgumentTypeError(f"must be a power of two from 8 to 65,536, got {text!r}")
-    return value
+    return _whole(text, lambda v: 8 <= v <= 65_536 and not v & (v - 1),
+                  "a power of two from 8 to 65,536")
 
 
 def _check_save(args) -> None:
