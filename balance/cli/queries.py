@@ -115,12 +115,16 @@ def _negotiate(args) -> int:
 def _treat(args) -> int:
     from ..core import treatment
 
+    from ..names import find_row
+
     rules = load(args.rules)
+    _, row = find_row(rules.get("injuries.table"), args.injury, "--injury")
+    name = row.get(args.lang) or row["en"]
     rows = []
     for level in args.level:
         p = treatment.treatment_chance(args.cunning, args.injury, level, rules=rules)
         minutes = treatment.expected_cure_minutes(args.cunning, args.injury, level, rules=rules)
-        rows.append({"cunning": args.cunning, "injury": args.injury, "level": level,
+        rows.append({"cunning": args.cunning, "injury": name, "level": level,
                      "chance": p, "expected_minutes": minutes,
                      "expected_hours": minutes / 60})
     import pandas as pd
@@ -306,6 +310,7 @@ def register(sub) -> None:
     p.add_argument("--injury", required=True, help="injury name, English or French")
     p.add_argument("--level", nargs="+", default=["light", "full"],
                    help="light and/or full (default both)")
+    add_lang(p, "language of the injury name")
 
     p = _parser(sub, "rescue", "simulate dying and rescue (1.2-1.4)",
                 "Death split into death on the roll and automatic death, per wound count, "
