@@ -387,3 +387,21 @@ def test_report_section_on_surprise_and_effects(lang):
     assert section.title == topic.WORDS["title"][lang]
     assert any("special_effects" in line for line in section.assumed)
     assert len(section.tables[0].frame) == len(table)
+
+
+def test_the_coverage_page_names_real_functions():
+    # docs/explanation/percentile-coverage.md: every `bl.percentile.<name>` and bare `<name>`
+    # in its function column exists in the public API
+    import re
+    from pathlib import Path
+    page = (Path(__file__).parents[1] / "docs" / "explanation" /
+            "percentile-coverage.md").read_text(encoding="utf-8")
+    names = set()
+    for line in page.splitlines():
+        cells = line.split("|")
+        if len(cells) > 4 and "implemented" in cells[2] and "not implemented" not in cells[2]:
+            names |= set(re.findall(r"`(?:bl\.percentile\.)?([a-z_]+)", cells[3]))
+    assert len(names) > 40
+    missing = sorted(n for n in names if not hasattr(P, n))
+    assert missing == []
+    assert hasattr(bl.guide, "attack_adjustment")
