@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
+from typing import cast
 
 import numpy as np
 
@@ -187,9 +188,9 @@ def tables(spec) -> Tables:
         renumbered.append(renumber)
         orders.append(order)
         if die <= _PAIR_DIE:    # index (combo * die + attack - 1) * die + defence - 1
-            a_row = a_rows[a].reshape(_COMBOS, die, 1)
-            d_row = d_rows[a].reshape(_COMBOS, 1, die)
-            pair.append(renumber[(a_row * 4 + d_row).ravel()])
+            a_grid = a_rows[a].reshape(_COMBOS, die, 1)
+            d_grid = d_rows[a].reshape(_COMBOS, 1, die)
+            pair.append(renumber[(a_grid * 4 + d_grid).ravel()])
         hit_from.append(int(16 - hit.sum()))
     spending = _spending(spec, parry, orders, eff, rules)
     blocks = list(combat["sizes"]["parry_block"])
@@ -257,8 +258,8 @@ def _spending(spec, parry: list, orders: list, eff: np.ndarray, rules) -> dict:
     keys = [r["key"] for r in rows]
     mech = np.array([MECHANICS.index(r["effect"]) for r in rows])
     bonus_effects = sec["surprise"]["bonus_effects"]
-    out = {k: [] for k in ("eff_pos", "eff_neg", "spent_att", "spent_def", "hit_spend", "post",
-                           "post_any")}
+    out: dict[str, list] = {k: [] for k in ("eff_pos", "eff_neg", "spent_att", "spent_def",
+                                           "hit_spend", "post", "post_any")}
     for a in (0, 1):
         d = 1 - a
         pos = np.zeros(_SITUATIONS, dtype=np.int64)
@@ -296,11 +297,11 @@ def _spending(spec, parry: list, orders: list, eff: np.ndarray, rules) -> dict:
         uses = lambda table, m: (table[:, mech == MECHANICS.index(m)].sum(axis=1) > 0)  # noqa
         hit_spend = {m: uses(s_att, m) for m in HIT_MECHANICS}
         post = {}
-        for m, target in _POST:
+        for m, on in _POST:
             # the attacker's choice acts on the defender (target 1) and the reverse; "stand"
             # acts on the chooser itself
-            post[(m, target)] = uses(s_att, m)
-            post[(m, 1 - target)] = uses(s_def, m)
+            post[(m, on)] = uses(s_att, m)
+            post[(m, 1 - on)] = uses(s_def, m)
         out["eff_pos"].append(pos)
         out["eff_neg"].append(neg)
         out["spent_att"].append(s_att)
@@ -355,7 +356,7 @@ class Results:
         self.end = np.full(n, rounds, dtype=np.int64)
         self.first_serious = np.zeros(n, dtype=np.int64)
         self.effects = np.zeros(2, dtype=np.int64)
-        self.spent = None                   # (2, E) effects spent, set by the first exchange
+        self.spent: np.ndarray | None = None  # (2, E) effects spent, set by the first exchange
         self.serious = np.zeros(2, dtype=np.int64)
         self.exchanges = 0
         self.knockbacks = 0
@@ -431,6 +432,7 @@ def _turn(g: Group, t: Tables, idx: np.ndarray | None, a: int, rnd: int, res: Re
     attack, one action each."""
     ap, stun, prone, lame = g.ap[a], g.stun[a], g.prone[a], g.lame[a]
     full = idx is None
+    sub = cast(np.ndarray, idx)  # the duels' indices, read only when not full
     if full:
         ap -= t.cost
         st = stun
@@ -444,31 +446,31 @@ def _turn(g: Group, t: Tables, idx: np.ndarray | None, a: int, rnd: int, res: Re
         if full:
             stun -= stunned
         else:
-            stun[idx[stunned]] -= 1
+            stun[sub[stunned]] -= 1
     go = ~stunned
     lost = g.lost[a]
     losing = go & ((lost if full else lost[idx]) > 0)
     if losing.any():                        # a lost turn (special effect): nothing else
         j = losing.nonzero()[0]
-        lost[j if full else idx[j]] -= 1
+        lost[j if full else sub[j]] -= 1
         go &= ~losing
     pr = prone if full else prone[idx]
     if pr.any():
         can_rise = pr & ~(lame if full else lame[idx])
         if t.stand_turns == 0:              # standing up is free: up, then act
             rise = can_rise.nonzero()[0]
-            prone[rise if full else idx[rise]] = False
+            prone[rise if full else sub[rise]] = False
         else:                               # the turn is spent rising (unless stunned)
             rising = go & can_rise
             rise = rising.nonzero()[0]
-            prone[rise if full else idx[rise]] = False
+            prone[rise if full else sub[rise]] = False
             go &= ~rising
     if go.all():
         _exchange(g, t, idx, a, rnd, res, gen)
     else:
         sel = go.nonzero()[0]
         if sel.size:
-            _exchange(g, t, sel if full else idx[sel], a, rnd, res, gen)
+            _exchange(g, t, sel if full else sub[sel], a, rnd, res, gen)
 
 
 def _exchange(g: Group, t: Tables, idx: np.ndarray | None, a: int, rnd: int, res: Results,
@@ -476,6 +478,7 @@ def _exchange(g: Group, t: Tables, idx: np.ndarray | None, a: int, rnd: int, res
     """One exchange in the duels ``idx`` (None: all) whose attacker is side ``a``."""
     d = 1 - a
     full = idx is None
+    sub = cast(np.ndarray, idx)  # the duels' indices, read only when not full
     take = (lambda x: x) if full else (lambda x: x[idx])  # noqa: E731
     ap_d = g.ap[d]
     defends = (take(ap_d) >= t.cost) & (take(g.stun[d]) == 0)
@@ -484,7 +487,7 @@ def _exchange(g: Group, t: Tables, idx: np.ndarray | None, a: int, rnd: int, res
     if full:
         np.subtract(ap_d, t.cost, out=ap_d, where=defends)
     else:
-        ap_d[idx[defends]] -= t.cost
+        ap_d[sub[defends]] -= t.cost
     m = defends.size
     res.exchanges += m
     combo = take(g.prone[a]).view(np.int8) * np.int8(4)

@@ -58,7 +58,7 @@ def passion(passion_pct: int, grade: str | None = None, rules: RulesLike = None)
     return tiers(check_skill("passion_pct", passion_pct), grade, rules)
 
 
-def _skill_row(skill: str, rules) -> dict:
+def _skill_row(skill: str, rules: RulesLike) -> Mapping:
     rows = section(rules)["magic"]["skills"]["table"]
     _, row = find_row(rows, skill, "skill", keys=("key", "en", "fr"))
     return row

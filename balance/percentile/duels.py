@@ -24,11 +24,12 @@ stated in the README, Percentile rules: Duels):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
 from ..errors import check_integer
-from ..rng import RNGLike, as_generator
+from ..rng import as_generator
 from ..rules import Rules, resolve
 from ._common import RulesLike, section
 from ._duel_kernel import Group, Results, run_group, tables
@@ -106,7 +107,7 @@ def duel_spec(first: Fighter, second: Fighter, *, max_rounds: int | None = None,
     if isinstance(policies, (tuple, list)) and len(policies) == 2:
         pols = tuple(policy(p, rules) for p in policies)
     else:
-        pols = (policy(policies, rules),) * 2
+        pols = (policy(cast(PolicyLike, policies), rules),) * 2  # policy() refuses a tuple
     if charge == "both":
         charging = (True, True)
     else:
@@ -116,7 +117,8 @@ def duel_spec(first: Fighter, second: Fighter, *, max_rounds: int | None = None,
                     _side("surprise", surprise), charging)
 
 
-def duel_sampler(n: int, rng: RNGLike, spec: DuelSpec) -> dict[str, np.ndarray]:
+def duel_sampler(n: int, rng: np.random.Generator,
+                 spec: DuelSpec) -> dict[str, np.ndarray | np.int64]:
     """Simulate ``n`` duels (Monte Carlo engine contract): additive count arrays.
 
     Returns
@@ -138,7 +140,8 @@ def duel_sampler(n: int, rng: RNGLike, spec: DuelSpec) -> dict[str, np.ndarray]:
     return simulate(n, as_generator(rng, "rng"), spec)
 
 
-def simulate(n: int, gen: np.random.Generator, spec: DuelSpec) -> dict[str, np.ndarray]:
+def simulate(n: int, gen: np.random.Generator,
+             spec: DuelSpec) -> dict[str, np.ndarray | np.int64]:
     """:func:`duel_sampler` on a generator-like ``gen`` (its ``integers`` draws every die:
     tests pass one that returns fixed dice)."""
     t = tables(spec)

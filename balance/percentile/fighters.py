@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from typing import cast
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -179,12 +180,14 @@ def combatant(combat_style: int, *, weapon: object = "broadsword", shield: objec
     init = ch.initiative_bonus(chars["DEX"] + chars["INT"], rules) \
         - ceil_div(enc, combat["armour_enc_divisor"])
     hp = ch.location_hp_array(chars["CON"] + chars["SIZ"], rules)
-    return Fighter(name=str(name), combat_style=style, evade=ev, endurance=en,
-                   knockback_skill=int(knock), action_points=int(ap), initiative_bonus=int(init),
+    # the characteristics' formulas take arrays too; one value in, one int out
+    return Fighter(name=str(name), combat_style=style, evade=int(cast(int, ev)),
+                   endurance=int(cast(int, en)), knockback_skill=int(knock),
+                   action_points=int(cast(int, ap)), initiative_bonus=int(init),
                    siz=chars["SIZ"], damage=damage, weapon_size=w_size, shield_size=s_size,
                    armour=_armour(armour, rules), hit_points=tuple(int(h) for h in hp),
-                   weapon_dice=str(w_dice), damage_bonus=_signed(dm),
-                   charge_bonus=_signed(charge_dm))
+                   weapon_dice=str(w_dice), damage_bonus=_signed(str(dm)),
+                   charge_bonus=_signed(str(charge_dm)))
 
 
 def _signed(expr: str) -> str:

@@ -87,7 +87,8 @@ def tier_names(rules: RulesLike = None, lang: str = "en") -> list[str]:
     return [row.get(lang, row["en"]) for row in section(rules)["tiers"]["table"]]
 
 
-def graded_skill(skill: int, grade_name: str | None = None, rules: RulesLike = None) -> int:
+def graded_skill(skill: int, grade_name: str | None = None,
+                 rules: RulesLike = None) -> int | None:
     """The skill after a difficulty grade (fractions rounded up); ``None`` for a no-roll grade.
 
     >>> import balance as bl

@@ -7,6 +7,7 @@ Exact from :mod:`balance.percentile`, except the duels (Monte Carlo, a fifth of 
 from __future__ import annotations
 
 from functools import partial
+from typing import Any
 
 from ..rng import RNGLike
 from ..rules import Rules
@@ -20,7 +21,7 @@ CONTEST = (60, 40)
 CASTING = (60, 50)
 #: the duel of the situations: Combat Style 70 against 50, the bundled defaults
 DUEL = (70, 50)
-DUEL_SITUATIONS = {"surprise": {"surprise": "second"}, "surprised": {"surprise": "first"},
+DUEL_SITUATIONS: dict[str, dict[str, Any]] = {"surprise": {"surprise": "second"}, "surprised": {"surprise": "first"},
                    "charge": {"charge": "first"}, "no_effects": {"policies": "none"}}
 _SCALE = 0.2
 
