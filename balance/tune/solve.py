@@ -73,6 +73,7 @@ class Tuned:
         Monte Carlo: the range of evaluated values whose interval holds the target.
     method, monotone, current, skipped, note : how it was found; ``skipped`` counts invalid
         candidates (never evaluated).
+    seed : the master seed of a Monte Carlo metric's runs (None for an exact metric).
     """
 
     key: str
@@ -90,6 +91,7 @@ class Tuned:
     ci: tuple[float, float] | None = None
     metric: str = "metric"
     note: str = ""
+    seed: int | None = None
 
     def save(self, path: str | os.PathLike, *, overwrite: bool = False) -> Path:
         """Write the variant file of :attr:`rules` (only what changed)."""
@@ -302,7 +304,7 @@ def solve(metric: Any, target: float, vary: str, *, bounds: Any = None,
                  method=method, monotone=s.monotone(), current=k.current,
                  skipped=len(s.invalid), interval=(min(holding), max(holding)) if holding else None,
                  ci=None if point.exact else (point.ci_low, point.ci_high), metric=obj.label,
-                 note=note)
+                 note=note, seed=seed if mc else None)
 
 
 def _brent(s: _Search, target: float) -> str | None:
