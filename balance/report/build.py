@@ -100,6 +100,7 @@ def compute_parallel(rules: Rules | str | Path | None, lang: str = "en", *,
     numbers are those of :func:`compute_bundle` (the engine's results do not depend on the
     number of processes). Returns the bundle (results in report order) and the sections by key.
     """
+    import dataclasses
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
@@ -108,11 +109,22 @@ def compute_parallel(rules: Rules | str | Path | None, lang: str = "en", *,
     bundle, modules = empty_bundle(rules, trials=trials, seed=seed, workers=workers,
                                    topics=topics, baseline=baseline)
     keys = [m.KEY for m in modules]
-    order = sorted(keys, key=lambda k: -COST.get(k, 0))
+    # the comparison with the baseline (a snapshot holds functions: it does not cross
+    # processes) runs here while the workers draw the rest, which never read the baseline
+    here = [k for k in keys if k == "changes"]
+    order = sorted((k for k in keys if k not in here), key=lambda k: -COST.get(k, 0))
+    plain = dataclasses.replace(bundle.settings, baseline=None)
     found, rendered = {}, {}
-    with ProcessPoolExecutor(max_workers=min(workers, len(keys)),
+    with ProcessPoolExecutor(max_workers=max(1, min(workers, len(order))),
                              mp_context=multiprocessing.get_context("fork")) as pool:
-        jobs = [pool.submit(_topic_job, k, bundle.rules, bundle.settings, lang) for k in order]
+        jobs = [pool.submit(_topic_job, k, bundle.rules, plain, lang) for k in order]
+        done = [_topic_job(k, bundle.rules, bundle.settings, lang) for k in here]
+        for key, results, section, seconds in done:
+            found[key], rendered[key] = results, section
+            bundle.seconds[key] = seconds
+            if on_step is not None:
+                on_step(key)
+                on_step(key)
         for job in as_completed(jobs):
             key, results, section, seconds = job.result()
             found[key], rendered[key] = results, section
