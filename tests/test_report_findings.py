@@ -223,6 +223,14 @@ def test_report_command_takes_a_baseline(tmp_path, capsys):
     assert code == 0
     page = (out / "index.html").read_text(encoding="utf-8")
     assert bl.labels.text("no_changes") in page  # the same rules: nothing to compare
+    from balance.regression.snapshot import take, write
+
+    snap = write(take(None, trials=300, seed=3, only=["death.*"]), tmp_path / "base.json")
+    code = main(["report", "--set", "injuries.death_threshold=180", "--baseline", str(snap),
+                 "--workers", "2", "--trials", "200", "--out", str(out), "--force",
+                 "--sections", "changes", "death", "--quiet"])  # a snapshot: in one process
+    page = (out / "index.html").read_text(encoding="utf-8")
+    assert code == 0 and "snapshot base.json" in page and "death.p@40s,6hp,1w" in page
     code = main(["report", "--baseline", str(tmp_path / "missing.json"), "--out",
                  str(tmp_path / "x"), "--quiet"])
     err = capsys.readouterr().err
