@@ -45,11 +45,13 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from collections.abc import Sequence
 from functools import lru_cache
 
 from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .budgets import (MAX_CONSTANT, MAX_DICE, MAX_EXPLOSIONS, MAX_FACES, check_sample,
                       check_support)
@@ -384,8 +386,8 @@ def _distribution(dice: Dice) -> pd.Series:
     check_support(dice, dice.support)
     if dice.pools:
         plain = Dice(dice.plain_terms, dice.constant)
-        probs = _distribution(plain).reindex(range(plain.min, plain.max + 1),
-                                             fill_value=0.0).to_numpy(dtype=float)
+        probs: np.ndarray = _distribution(plain).reindex(range(plain.min, plain.max + 1),
+                                                         fill_value=0.0).to_numpy(dtype=float)
         start = plain.min
         for pool in dice.pools:
             low, part = _pool_probs(pool)
@@ -401,7 +403,7 @@ def _distribution(dice: Dice) -> pd.Series:
     probs = np.ones(1, dtype=dtype)
     for sign, count, faces in dice.plain_terms:
         die = np.ones(faces, dtype=dtype) if exact else np.full(faces, 1.0 / faces)
-        term = np.ones(1, dtype=dtype)
+        term: np.ndarray = np.ones(1, dtype=dtype)
         for _ in range(count):
             term = np.convolve(term, die)
         probs = np.convolve(probs, term[::-1] if sign < 0 else term)
@@ -414,7 +416,7 @@ def _series(dice: Dice, probs: np.ndarray, start: int | None = None) -> pd.Serie
     return outcome_table(probs, np.arange(start, start + probs.size), total=1)
 
 
-def outcome_table(counts: object, values: object, name: str = "value",
+def outcome_table(counts: ArrayLike, values: Sequence | np.ndarray, name: str = "value",
                   total: float | None = None) -> pd.Series:
     """An outcome table: Series ``value -> probability`` from counts of equally likely outcomes.
 

@@ -115,9 +115,10 @@ def _attempt_chances(p: CampaignPlan, rules: Rules) -> tuple[np.ndarray, np.ndar
     full = d20.success_chance(p.cunning + mods + treat["full"]["bonus"], rules=rules)
     light = d20.success_chance(p.cunning + mods + treat["light"]["bonus"], rules=rules)
     minutes = p.hours_between * 60
-    n_full = attempts_within(minutes, "full", rules=rules) if p.policy in ("both", "full") else 0
-    n_light = attempts_within(minutes, "light", rules=rules) if p.policy in ("both", "light") \
-        else 0
+    n_full = int(attempts_within(minutes, "full", rules=rules)) \
+        if p.policy in ("both", "full") else 0
+    n_light = int(attempts_within(minutes, "light", rules=rules)) \
+        if p.policy in ("both", "light") else 0
     return np.atleast_1d(full), np.atleast_1d(light), n_full, n_light
 
 
