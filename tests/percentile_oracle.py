@@ -67,3 +67,19 @@ def ref_wound(before: int, damage: int, top: int, every_hit: bool = True) -> str
     if after <= 0 < before:
         return "serious"
     return "minor"
+
+
+def assert_twin_agrees(py: dict, vec: dict, n_py: int, n_np: int) -> None:
+    """The plain-Python duels ``py`` (``balance.bench.percentile.python_duels``) and the
+    vectorised ``vec`` (``duel_sampler``) agree within 5 standard errors of the difference:
+    wins of each side, how the loser went out, mean rounds."""
+    assert py["first_wins"] + py["second_wins"] + py["timeouts"] == n_py
+    pairs = [(py[k], int(vec["wins"][i]), k) for i, k in enumerate(("first_wins", "second_wins"))]
+    pairs += [(py["kinds"][k], int(vec["kinds"][:, k + 1].sum()), k) for k in range(3)]
+    for a, b, what in pairs:
+        p = (a + b) / (n_py + n_np)
+        se = math.sqrt(p * (1 - p) * (1 / n_py + 1 / n_np))
+        assert abs(a / n_py - b / n_np) <= 5 * se, (what, a / n_py, b / n_np)
+    mean = int(vec["rounds_sum"]) / n_np
+    sd = math.sqrt(int(vec["rounds_sumsq"]) / n_np - mean ** 2)
+    assert abs(py["rounds_sum"] / n_py - mean) <= 5 * sd * math.sqrt(1 / n_py + 1 / n_np)

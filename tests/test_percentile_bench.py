@@ -11,6 +11,7 @@ import pytest
 import balance as bl
 from balance import bench
 from balance.bench import percentile as pb
+from percentile_oracle import assert_twin_agrees
 
 P = bl.percentile
 AP2 = bl.rules.resolve(None).updated({"percentile": {"combat": {"ap_per_action": 2}}})
@@ -112,20 +113,7 @@ def _agree(name):
     n_py, n_np = 6000, 100_000
     py = pb.python_duels(n_py, random.Random(11), spec)
     vec = P.duel_sampler(n_np, np.random.default_rng(12), spec)
-    assert py["first_wins"] + py["second_wins"] + py["timeouts"] == n_py
-    for k_py, k_np in (("first_wins", 0), ("second_wins", 1)):
-        a, b = py[k_py], int(vec["wins"][k_np])
-        p = (a + b) / (n_py + n_np)
-        se = math.sqrt(p * (1 - p) * (1 / n_py + 1 / n_np))
-        assert abs(a / n_py - b / n_np) <= 5 * se, (k_py, a / n_py, b / n_np)
-    for kind in range(3):           # death, unconsciousness, incapacitation
-        a, b = py["kinds"][kind], int(vec["kinds"][:, kind + 1].sum())
-        p = (a + b) / (n_py + n_np)
-        se = math.sqrt(p * (1 - p) * (1 / n_py + 1 / n_np))
-        assert abs(a / n_py - b / n_np) <= 5 * se, (kind, a / n_py, b / n_np)
-    mean = int(vec["rounds_sum"]) / n_np
-    sd = math.sqrt(int(vec["rounds_sumsq"]) / n_np - mean ** 2)
-    assert abs(py["rounds_sum"] / n_py - mean) <= 5 * sd * math.sqrt(1 / n_py + 1 / n_np)
+    assert_twin_agrees(py, vec, n_py, n_np)
     # per-duel counts: exchanges, serious (or major) wounds, knockbacks (spread from the loop)
     for key, total in (("exchanges", vec["exchanges"]), ("serious_wounds",
                        vec["serious_wounds"].sum()), ("knockbacks", vec["knockbacks"])):

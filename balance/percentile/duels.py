@@ -16,8 +16,13 @@ stated in the README, Percentile rules: Duels):
 - prone (knockback, crippled leg): attacks and parries at ``duel.prone_grade`` (Hard); standing
   up takes ``duel.stand_up_turns`` turn(s), impossible on a crippled leg; a crippled shield arm
   drops the shield;
-- the exchange itself: :mod:`balance.percentile.exchange` (special effects, parry by size,
-  armour, wounds, Endurance, knockback);
+- the exchange itself: :mod:`balance.percentile.exchange` (parry by size, armour, wounds,
+  Endurance, knockback); both sides spend the special effects they win by their policy
+  (:mod:`balance.percentile.effects`, RULES.md 3.4: default ``"default"``);
+- surprise (``duel_spec(surprise=...)``): -10 initiative, no defence until the side's first
+  turn, a bonus effect on the first hit against it; a charge (``charge=...``): the side's first
+  attack is one grade harder, with the damage modifier one step up and the weapon one size
+  larger; a lost turn (disarm, overextend) skips the side's next turn but not its defences;
 - the duel ends at death, unconsciousness or incapacitation of one side, else after
   ``duel.max_rounds`` rounds (timeout).
 """

@@ -4,10 +4,11 @@
 document leaves open (stated in the README, Percentile rules: Duels):
 
 - skills over 100: the over-100 rule between attack and defence when the defender rolls;
-- special effects (count = differential roll): an attacker whose blow lands spends the first on
-  *choose location* (the location with the fewest hit points + armour left, vital ones first on
-  a tie) and, if its attack was a critical, the second on *bypass armour*; other effects, and
-  the defender's, are counted but not spent;
+- special effects (count = differential roll): this function spends them as the policy
+  ``"legacy"`` does (an attacker whose blow lands takes *choose location*, the location with
+  the fewest hit points + armour left, vital ones first on a tie, and after a critical *bypass
+  armour*); the duel simulator spends both sides' effects by their policies
+  (:mod:`balance.percentile.effects`, RULES.md 3.4) with the same location rule;
 - raw damage = weapon dice + damage modifier (never below ``duel.minimum_damage``); knockback
   when raw damage exceeds SIZ and the blow was not evaded; a successful parry blocks by size
   (rounded in the defender's favour), a successful evade avoids the blow; then armour;
