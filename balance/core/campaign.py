@@ -1,5 +1,5 @@
 """Campaign wound burden: many fights, knockouts, rescues and treatment in between
-(core rules, RULES.md §1.2-1.3).
+(core rules, dying and critical injuries; treating injuries).
 
 Each simulated character goes through ``fights`` fights. In each it is knocked out with
 probability ``knockout_chance``; a knocked-out character falls to ``-negative_hp`` HP, is
