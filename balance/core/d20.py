@@ -1,4 +1,4 @@
-"""d20 Tests, roll under (core rules, RULES.md §1.1).
+"""d20 Tests, roll under (core rules, Tests).
 
 ``C' = characteristic + modifier``; roll 1d20; success iff ``die <= C'``; points ``= C' - die``
 (``>= 0`` Success Points, ``< 0`` Failure Points). No natural 1 or 20 rule.
