@@ -1,4 +1,4 @@
-"""Dying and critical injuries (core rules, RULES.md §1.2).
+"""Dying and critical injuries (core rules, dying and critical injuries).
 
 ``total = 1d100 + (wounds + 1) x (seconds + negative_hp)``; ``total >= 176``: death on the roll;
 otherwise the injury whose interval holds ``total``. At 175 seconds at negative HP the creature
