@@ -1,4 +1,4 @@
-"""Price negotiation by Psychology (core rules, RULES.md §1.5).
+"""Price negotiation by Psychology (core rules, negotiation).
 
 Ask for a change of ``X`` % (``X > 0``) and make a Psychology Test. Failed, or
 ``S.P. < X/4``: unchanged. ``X/4 <= S.P. < X/2``: the price moves by S.P. %. ``S.P. >= X/2``:
