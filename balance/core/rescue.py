@@ -1,4 +1,4 @@
-"""Dying and rescue, as a process (core rules, RULES.md §1.2-1.4).
+"""Dying and rescue, as a process (core rules, dying and critical injuries; time, Reactions and Complex Actions).
 
 A creature falls to ``-negative_hp`` HP (fixed, or a damage-overshoot dice expression). A
 rescuer arrives after ``arrival`` seconds (fixed or dice), then charges a Support action of
