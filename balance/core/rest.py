@@ -1,4 +1,4 @@
-"""Rest: the Rest score and regeneration (core rules, RULES.md §1.6).
+"""Rest: the Rest score and regeneration (core rules, rest).
 
 * **Score** = thirst (0, or 6 with enough drinkable water) + hunger (0; 4 satiated; 6 with fresh or
   well-prepared food) + sleep (4 if at least 6 h of sleep in this segment) + comfort (0..4 from
