@@ -1,4 +1,4 @@
-"""Time, Reactions and Complex Actions on a timeline of whole seconds (core rules, RULES.md §1.4).
+"""Time, Reactions and Complex Actions on a timeline of whole seconds (core rules, time, Reactions and Complex Actions).
 
 * An action costing ``k`` A.P. charges ``ap_per_second`` A.P. a second (1, assumed) and completes
   at the end of its last charging second: started at second ``s``, it completes at the end of
