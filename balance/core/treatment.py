@@ -1,6 +1,6 @@
-"""Treating critical injuries (core rules, RULES.md §1.3).
+"""Treating critical injuries (core rules, treating injuries).
 
-Two levels, both a Cunning Test (§1.1) with the injury row's test modifier:
+Two levels, both a Cunning Test (core rules, Tests) with the injury row's test modifier:
 
 * **light** (*léger*): 1 minute, Cunning +2; removes the symptoms (the injury still counts in
   ``wounds``); one attempt per hour, per injury;
