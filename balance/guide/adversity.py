@@ -1,5 +1,5 @@
-"""Adversity ratios and encounter calibration (GM guide, adversity ratio and calibration;
-RULES.md §2.4), in exact fractions. Read through ``bl.encounters`` (:mod:`balance.guide.encounters`).
+"""Adversity ratios and encounter calibration (GM guide, adversity ratio and
+calibration), in exact fractions. Read through ``bl.encounters`` (:mod:`balance.guide.encounters`).
 
 >>> import balance as bl
 >>> bl.encounters.calibration(ratios=["3/1", "1/2", "1/2"], pcs=4)
