@@ -1,4 +1,5 @@
-"""Does the guide's calibration predict how hard a fight is? (RULES.md §2.4, last point.)
+"""Does the guide's calibration predict how hard a fight is? (GM guide, adversity ratio and
+calibration, last point.)
 
 :func:`calibration_check` builds encounters from the bestiary that span a range of calibration
 values at several party levels, simulates each with :func:`balance.fights.simulate`, and
