@@ -1,4 +1,4 @@
-"""Creature sheets of the GM guide (RULES.md §2.2) and the bestiary of the rules data.
+"""Creature sheets of the GM guide (GM guide, creature sheet) and the bestiary of the rules data.
 
 >>> import balance as bl
 >>> goblin = bl.creatures.sheet(level=5, base_hp=4, size="small", kind="standard",
