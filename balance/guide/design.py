@@ -1,4 +1,4 @@
-"""Design limits of the GM guide: ancestries, classes and creatures (RULES.md §2.1).
+"""Design limits of the GM guide: ancestries, classes and creatures (GM guide, design limits).
 
 A check never raises for a broken *limit*: it returns a :class:`DesignReport` listing every
 problem with the limit and by how much it is broken, so a designer sees them all at once
