@@ -1,4 +1,4 @@
-"""Prices in NX: weapons, equipment, upgrades, resale, Charisma negotiation (RULES.md §2.6).
+"""Prices in NX: weapons, equipment, upgrades, resale, Charisma negotiation (GM guide, economy).
 
 >>> import balance as bl
 >>> bl.economy.weapon_cost(roll_bonus=2, damage="1d8", damage_bonus=2)
