@@ -1,4 +1,5 @@
-"""The vectorised fight kernel of :mod:`balance.fights` (RULES.md §2.3, dying §1.2).
+"""The vectorised fight kernel of :mod:`balance.fights` (GM guide, checks and attacks;
+core rules, dying and critical injuries).
 
 State arrays are shaped ``(fights, combatants)``; Python loops run over rounds and turn slots
 only. Fights that end leave the state at once and their outcome goes to the accumulators, so
