@@ -1,4 +1,4 @@
-"""Other GM-guide rules (RULES.md §2.5): falls, fatigue, effect stacking, reward paths.
+"""Other GM-guide rules (GM guide, other rules): falls, fatigue, effect stacking, reward paths.
 
 >>> import balance as bl
 >>> bl.guide.fall(7).dice, bl.guide.fall(11).outcome, bl.guide.fall(13).outcome
