@@ -1,4 +1,5 @@
-"""How a simulated fight of the GM guide runs (``bl.fights`` is the public surface): a party of PCs against creatures (RULES.md §2.3, §1.2).
+"""How a simulated fight of the GM guide runs (``bl.fights`` is the public surface): a party of PCs against creatures (GM guide, checks and attacks;
+core rules, dying and critical injuries).
 
 >>> import balance as bl
 >>> sim = bl.fights.simulate(["Wolf", "Wolf", "Wolf", "Wolf"], trials=20_000, seed=1)
