@@ -398,3 +398,53 @@ def test_the_coverage_page_names_real_functions():
     missing = sorted(n for n in names if not hasattr(P, n))
     assert missing == []
     assert hasattr(bl.guide, "attack_adjustment")
+
+
+# -- policies: properties over random preference lists and situations ------------------------
+from hypothesis import given, strategies as st  # noqa: E402
+
+KEYS = list(P.special_effects().index)
+TIER_NAMES = ("fumble", "failure", "success", "critical")
+
+
+def ref_allowed(row, role, own, other, hit, parried, evaded, prone):
+    """RULES.md 3.4 as the effects table reads it, written again for the test."""
+    if row["chooser"] not in (role, "either"):
+        return False
+    attack = own if role == "attacker" else other
+    return {"any": True, "hit": hit,
+            "critical": own == "critical" and (role == "defender" or hit),
+            "parried": role == "defender" and parried,
+            "evaded": role == "defender" and evaded,
+            "defended": role == "defender" and (parried or evaded),
+            "attack_failed": role == "defender" and attack in ("fumble", "failure"),
+            "prone": prone}[row["requires"]]
+
+
+@given(prefs=st.lists(st.sampled_from(KEYS), max_size=8), won=st.integers(0, 4),
+       role=st.sampled_from(["attacker", "defender"]), own=st.sampled_from(TIER_NAMES),
+       other=st.sampled_from(TIER_NAMES), evaded=st.booleans(), prone=st.booleans())
+def test_a_list_policy_spends_allowed_effects_in_order(prefs, won, role, own, other, evaded,
+                                                       prone):
+    table = P.special_effects()
+    parried = not evaded and role == "defender" and own in ("success", "critical")
+    evaded = evaded and role == "defender" and own in ("success", "critical")
+    sit = P.situation(role, own, other, parried=parried, evaded=evaded, prone=prone)
+    pol = {"attacker": prefs} if role == "attacker" else {"defender": prefs}
+    got = P.spend_effects(won, sit, pol)
+    allowed = [k for k in dict.fromkeys(prefs)
+               if ref_allowed(table.loc[k], role, own, other, sit["hit"], parried, evaded,
+                              prone)]
+    # no effect stacks in the bundled table: the first `won` allowed ones, in order
+    assert got == tuple(allowed[:won])
+
+
+def test_a_stacking_effect_may_be_taken_again():
+    rows = [dict(r) for r in bl.rules.resolve(None)["percentile"]["special_effects"]["table"]]
+    for r in rows:
+        if r["key"] == "impale":
+            r["stacks"] = True
+    rules = bl.rules.resolve(None).updated({"percentile": {"special_effects": {"table": rows}}})
+    sit = P.situation("attacker", "critical", "fumble")
+    assert P.spend_effects(3, sit, {"attacker": ["impale", "choose_location"]}, rules) == (
+        "impale", "choose_location", "impale")

@@ -18,7 +18,8 @@ Mythras core's common ones, simplified for the duel (assumed). Each row says who
 - ``none``: counted, no effect in a duel (bleeding needs fatigue, withdrawing and riposting
   need range and a second exchange: not modelled).
 
-A policy per side chooses: a list per role in order of preference (data, ``[percentile.
+A mechanic acts once per exchange however many times a stacking effect is taken (the
+count is kept in the duel's ``spent`` totals). A policy per side chooses: a list per role in order of preference (data, ``[percentile.
 special_effects.policies]``) or a function ``policy(won, situation) -> effect keys``. Both sides
 spend what they win.
 
