@@ -78,14 +78,14 @@ def _weapons(args) -> int:
         second = _fighter(rules, against, w2, None, args.armour)
         table = duel(first, second, trials=args.trials, seed=seeds[i], rules=rules,
                      workers=args.workers).table
-        win = table.loc["first_wins"]
+        cell = table["estimate"].to_dict()
         rows.append({"weapon": _weapon_name(rules, w1, args.lang),
                      "against": _weapon_name(rules, w2, args.lang),
-                     "win": float(win["estimate"]), "ci_low": float(win["ci_low"]),
-                     "ci_high": float(win["ci_high"]),
-                     "loss": float(table.loc["second_wins", "estimate"]),
-                     "timeout": float(table.loc["timeout", "estimate"]),
-                     "rounds": float(table.loc["rounds", "estimate"])})
+                     "win": float(cell["first_wins"]),
+                     "ci_low": float(table["ci_low"].to_dict()["first_wins"]),
+                     "ci_high": float(table["ci_high"].to_dict()["first_wins"]),
+                     "loss": float(cell["second_wins"]), "timeout": float(cell["timeout"]),
+                     "rounds": float(cell["rounds"])})
     header = {"skill": args.skill, "against_skill": against, "armour": args.armour,
               "seed": args.seed, "trials": args.trials}
     emit(pd.DataFrame(rows), args.format, header=header)

@@ -37,7 +37,7 @@ DIGITS = 4
 class Parser(argparse.ArgumentParser):
     """argparse with one-line errors: ``balance: error: ...`` and exit code 2."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str):
         self.exit(2, f"balance: error: {message} (see '{self.prog} --help')\n")
 
 

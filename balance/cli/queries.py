@@ -234,6 +234,7 @@ def _tiers(args) -> int:
     frame = pd.DataFrame({"tier": [_tier_name(t, args.lang, rules) for t in s.index],
                           "probability": s.to_numpy()})
     emit(frame, args.format, header={"skill": args.skill, "grade": args.grade or "Standard"})
+    return 0
 
 
 def _tier_name(key: str, lang: str, rules) -> str:
@@ -244,7 +245,6 @@ def _tier_name(key: str, lang: str, rules) -> str:
         if row.get("key") == key:
             return row.get(lang, key)
     return key
-    return 0
 
 
 def _opposed(args) -> int:

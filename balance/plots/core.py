@@ -8,7 +8,7 @@ negotiation. Each takes results (tidy frames) plus an optional ``ax`` and return
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import matplotlib.colors
 import matplotlib.ticker
@@ -213,7 +213,8 @@ def treatment_curves(cure_table: pd.DataFrame, *, level: str = "light", value: s
     for i, (mod, curve) in enumerate(frame.groupby("modifier", sort=False)):
         curve = curve[np.isfinite(curve[value])].sort_values("cunning")
         line, = ax.plot(curve["cunning"], curve[value], marker="o", markersize=3,
-                        color=band_line_colour(i, 5), label=text("band", lang, modifier=int(mod)))
+                        color=band_line_colour(i, 5),
+                        label=text("band", lang, modifier=int(cast(int, mod))))
         unit = value == "expected_hours"
         hover(line, [f"{text('cunning', lang)} {c}: " + (f"{decimal(v, 1, lang)} h" if unit
                      else pct(v, 0, lang)) for c, v in zip(curve["cunning"], curve[value])],

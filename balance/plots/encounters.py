@@ -43,7 +43,7 @@ def spread_in_band(calibration, index: int, count: int, rules: Rules | None = No
     return x + np.minimum(step, room)
 
 
-def _challenge_bands(ax, lo: float, hi: float, lang: str, rules: Rules) -> None:
+def _challenge_bands(ax, lo: float, hi: float, lang: str, rules: Rules | None) -> None:
     rows = resolve(rules)["encounters"]["challenges"]
     shades = ("#f7fbff", "#deebf7")
     centres, names = [], []

@@ -113,7 +113,7 @@ def attribute_distribution(distribution: pd.Series, *, ax: Axes | None = None, l
     """Bar chart of an exact distribution (value -> probability), e.g.
     ``balance.percentile.human_distribution("action_points")`` (§3.2)."""
     lang = check_lang(lang)
-    attribute = attribute or distribution.index.name or ""
+    attribute = attribute or str(distribution.index.name or "")
     try:
         name = text(f"attr_{attribute}", lang)
     except KeyError:

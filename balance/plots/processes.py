@@ -50,7 +50,7 @@ def campaign_deaths(result, *, ax: Axes | None = None, lang: str = "en", label: 
     """Cumulative death probability over fights 1..N with its 95 % band
     (``balance.campaign.simulate(...)`` or its ``.table``)."""
     lang = check_lang(lang)
-    ax = interval_curves(as_table(result), "fight", ax=ax, lang=lang, label=label or None,
+    ax = interval_curves(as_table(result), "fight", ax=ax, lang=lang, label=label,
                          linestyle=linestyle)
     table = as_table(result).sort_values("fight")
     lines = ax.get_lines()
