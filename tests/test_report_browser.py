@@ -68,26 +68,37 @@ def luminance(css: str) -> float:
     return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
 
 
+class Pages(dict):
+    """The default report's page per language, built on first use from one small computation
+    (1,000 trials per Monte Carlo figure: the layout does not depend on the trials), so a
+    worker that runs only the French tests renders only the French page."""
+
+    def __init__(self, folder: Path):
+        super().__init__()
+        self.folder, self.bundle = folder, None
+
+    def __missing__(self, lang: str) -> Path:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        from balance.report.build import report_meta
+        from balance.report.bundle import compute_bundle
+        from balance.report.html import render_html
+        from balance.report.sections import render_sections
+
+        if self.bundle is None:
+            self.bundle = compute_bundle(None, trials=1000, seed=1)
+        page = render_html(render_sections(self.bundle, lang), report_meta(self.bundle, lang),
+                           lang)
+        path = self.folder / f"{lang}.html"
+        path.write_text(page, encoding="utf-8")
+        self[lang] = path
+        return path
+
+
 @pytest.fixture(scope="module")
-def pages(tmp_path_factory) -> dict[str, Path]:
-    """The default report's page in each language, from one small computation (1,000
-    trials per Monte Carlo figure): the page's layout does not depend on the trials."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from balance.report.build import report_meta
-    from balance.report.bundle import compute_bundle
-    from balance.report.html import render_html
-    from balance.report.sections import render_sections
-
-    bundle = compute_bundle(None, trials=1000, seed=1)
-    out = tmp_path_factory.mktemp("report")
-    paths = {}
-    for lang in LANGS:
-        page = render_html(render_sections(bundle, lang), report_meta(bundle, lang), lang)
-        paths[lang] = out / f"{lang}.html"
-        paths[lang].write_text(page, encoding="utf-8")
-    return paths
+def pages(tmp_path_factory) -> Pages:
+    return Pages(tmp_path_factory.mktemp("report"))
 
 
 @pytest.fixture(scope="module")
