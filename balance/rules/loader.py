@@ -4,6 +4,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import os
 import tomllib
 from collections.abc import Mapping
 from functools import lru_cache
@@ -219,7 +220,7 @@ class Rules(Mapping):
         check_nesting(overrides, source)  # before _thaw recurses into it
         return _apply(self, _thaw(overrides), source)
 
-    def save(self, path: str | Path, *, overwrite: bool = False) -> Path:
+    def save(self, path: str | os.PathLike, *, overwrite: bool = False) -> Path:
         """Write a variant file holding only what these rules change against the bundled ones
         (atomically; an existing file only with ``overwrite=True``). ``load_rules(path)`` gives
         these rules back. See :mod:`balance.rules.variant_file`."""
