@@ -1,7 +1,7 @@
 """One melee exchange (RULES.md 3.3), vectorised over duels and fed explicit dice.
 
 :func:`exchange` is pure: the simulator draws the dice, tests feed fixed ones. Policies the
-document leaves open (stated in the README, Percentile rules: Duels):
+document leaves open (stated in the docs, how-to/percentile.md, "Duels: what the simulator does"):
 
 - skills over 100: the over-100 rule between attack and defence when the defender rolls;
 - special effects (count = differential roll): this function spends them as the policy
