@@ -3,7 +3,7 @@
 Vectorised along the duels; Python loops only over rounds and turn slots (the loop itself is
 :mod:`balance.percentile._duel_kernel`: duels grouped by initiative, compact state, lookup
 tables built with :func:`balance.percentile.exchange`). Policies the document leaves open (all
-stated in the README, Percentile rules: Duels):
+stated in the docs, how-to/percentile.md, "Duels: what the simulator does"):
 
 - initiative ``1d10 + bonus - ceil(armour ENC / 5)`` is rolled once per duel; a tie is broken
   by a fair coin once (we do not model simultaneous action);
