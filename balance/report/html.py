@@ -90,6 +90,7 @@ section{scroll-margin-top:.5rem}
  h1,h2,h3{break-after:avoid;page-break-after:avoid}
  h2{break-before:auto}
  .prov,ul.findings li{break-inside:avoid}.prov{break-before:avoid}
+ section>p,.prov{break-after:avoid}
  figure,.card,img,svg{break-inside:avoid;page-break-inside:avoid}
  tr,thead{break-inside:avoid}thead{display:table-header-group}
  .tbl{overflow:visible}
