@@ -111,6 +111,22 @@ def willpower_check(willpower: int, rules: RulesLike = None) -> float:
     """Probability that a Willpower check passes: a success or critical on 1d100 against
     Willpower % (percentile rules, casting while hurt; ``[percentile.magic.casting]``).
 
+    Parameters
+    ----------
+    willpower : int
+        Willpower % (POW x 2 for a human).
+
+    Returns
+    -------
+    float: P(the tier is at least ``willpower_passes_from``).
+
+    Raises
+    ------
+    ValueError
+        A negative or non-integer Willpower.
+
+    Examples
+    --------
     >>> import balance as bl
     >>> bl.percentile.willpower_check(50)
     0.5
@@ -189,8 +205,25 @@ def casting_chance(skill: int, grade: str | None = None, *, wound: str | None = 
                    willpower: int | None = None, dominated: bool = False,
                    rules: RulesLike = None) -> float:
     """Probability of a successful cast (success or critical) for a skill, a grade and a wound
-    state: :func:`casting_tiers` summed over the successful tiers.
+    state (percentile rules, casting while hurt): :func:`casting_tiers` summed over the
+    successful tiers.
 
+    Parameters
+    ----------
+    skill, grade, wound, willpower, dominated
+        As :func:`casting_tiers`.
+
+    Returns
+    -------
+    float: P(success or critical).
+
+    Raises
+    ------
+    ValueError
+        As :func:`casting_tiers`.
+
+    Examples
+    --------
     >>> import balance as bl
     >>> round(bl.percentile.casting_chance(60, wound="serious", willpower=40), 4)
     0.34
@@ -204,6 +237,17 @@ def intensity(skill: int, discipline: str = "sorcery", rules: RulesLike = None) 
     """Intensity of an effect (percentile rules, Intensity and Magnitude): Sorcery =
     ceil(Invocation / 10) (rounding assumed up). The casting roll's grade does not enter:
     pass the unmodified skill.
+
+    Parameters
+    ----------
+    skill : int
+        The discipline's ``intensity_skill`` % (Sorcery: Invocation), before any grade.
+    discipline : str
+        A key or name of ``[percentile.magic.disciplines]``.
+
+    Returns
+    -------
+    int: ``ceil(skill / intensity_divisor)``.
 
     Raises
     ------

@@ -53,9 +53,15 @@ REQUIREMENTS = ("any", "hit", "critical", "parried", "evaded", "defended", "atta
 
 
 def special_effects(rules: RulesLike = None) -> pd.DataFrame:
-    """The table of named special effects (``[percentile.special_effects]``, assumed), one row
-    per effect: key, en, fr, chooser, requires, stacks, effect.
+    """The table of named special effects (percentile rules, special effects;
+    ``[percentile.special_effects]``, assumed).
 
+    Returns
+    -------
+    DataFrame indexed by key: en, fr, chooser, requires, stacks, effect.
+
+    Examples
+    --------
     >>> import balance as bl
     >>> bl.percentile.special_effects().loc["impale", "effect"]
     'impale'
@@ -69,9 +75,29 @@ def situation(role: str, own_tier: str, other_tier: str, *, hit: bool | None = N
               opponent_prone: bool = False, charging: bool = False) -> dict:
     """What a policy sees when it spends effects (``role`` attacker or defender; tiers by name).
 
-    ``hit`` (the blow lands: the attack succeeded and was not evaded) defaults to the attacker's
-    tier being a success or critical and ``evaded`` false.
+    Parameters
+    ----------
+    role : {"attacker", "defender"}
+        The side spending.
+    own_tier, other_tier : str
+        Tier names (fumble, failure, success, critical) of the side and its opponent.
+    hit : bool, optional
+        The blow lands (default: the attacker's tier is a success or critical and the blow
+        was not evaded).
+    parried, evaded, prone, opponent_prone, charging : bool
+        The exchange's facts a requirement reads.
 
+    Returns
+    -------
+    dict: those facts, plus ``attack_failed``.
+
+    Raises
+    ------
+    ValueError
+        An unknown role or tier name.
+
+    Examples
+    --------
     >>> import balance as bl
     >>> bl.percentile.situation("defender", "success", "failure")["attack_failed"]
     True

@@ -34,6 +34,15 @@ def sacrifice_source(size: str, rules: RulesLike = None) -> pd.Series:
     (``[percentile.magic.sacrifice]``: small 1d3, medium 1d6, large 2d6, huge 3d6; size
     names assumed). A creature of known POW gives its POW: pass that number as a source.
 
+    Parameters
+    ----------
+    size : str
+        A key, English or French name of the table (small, medium, large, huge).
+
+    Returns
+    -------
+    Series indexed by magic points: probability.
+
     Raises
     ------
     ValueError
@@ -75,6 +84,12 @@ def best_source_distribution(sources: Mapping[str, object],
     """Exact distribution of one recovery period's magic points: the best single source (the
     sources do not stack), each source a fixed number, a dice expression, a sacrifice size or
     a distribution; rolled sources are independent.
+
+    Parameters
+    ----------
+    sources : mapping name -> source
+        An int (fixed magic points), a dice expression, a sacrifice size, or a Series
+        (a distribution over magic points); at most 100 sources.
 
     Returns
     -------
@@ -126,6 +141,17 @@ def recovery_hours(points: int, pace: str | None = None, rules: RulesLike = None
     """Hours to recover ``points`` magic points from one's own MP at a setting's pace
     (``[percentile.magic.recovery]``: hour, day, week per magic point).
 
+    Parameters
+    ----------
+    points : int
+        Magic points to recover (0 .. ``max_points``).
+    pace : str, optional
+        A key or name of the pace table (default ``default_pace``, 1 MP per hour).
+
+    Returns
+    -------
+    int: hours.
+
     Raises
     ------
     ValueError
@@ -148,6 +174,13 @@ def periods_to_recover(points: int, sources: Mapping[str, object],
     """Exact distribution of the number of recovery periods until ``points`` magic points are
     regained, when each period gives the best single source (:func:`best_source_distribution`,
     rolled afresh each period).
+
+    Parameters
+    ----------
+    points : int
+        Magic points to regain (1 .. ``max_points``).
+    sources : mapping
+        As :func:`best_source_distribution`.
 
     Returns
     -------
