@@ -24,45 +24,11 @@ def row_band(total):
 
 
 def exact_campaign(fights, p_ko, seconds, npv, cunning, policy="full"):
-    """Exact DP over states (counts of unhealed injuries per severity band)."""
-    def chance(c):
-        return min(max(c, 0), 20) / 20
-    keep = [1 - chance(cunning + b) if policy == "full" else 1.0 for b in BANDS]
-    states = {(0, 0, 0, 0): 1.0}
-    dead = 0.0
-    cumulative, mean_wounds = [], []
-    for _ in range(fights):
-        after = defaultdict(float)
-        for state, p in states.items():
-            after[state] += p * (1 - p_ko)
-            n = sum(state)
-            for face in range(1, 101):
-                band = row_band(face + (n + 1) * (seconds + npv))
-                q = p * p_ko / 100
-                if band is None:
-                    dead += q
-                else:
-                    new = list(state)
-                    new[band] += 1
-                    after[tuple(new)] += q
-        # treatment: each injury removed independently
-        treated = defaultdict(float)
-        for state, p in after.items():
-            dist = {(): p}
-            for band, count in enumerate(state):
-                nxt = defaultdict(float)
-                for prefix, q in dist.items():
-                    for kept in range(count + 1):
-                        from math import comb
-                        w = comb(count, kept) * keep[band] ** kept * (1 - keep[band]) ** (count - kept)
-                        nxt[prefix + (kept,)] += q * w
-                dist = nxt
-            for s, q in dist.items():
-                treated[s] += q
-        states = treated
-        cumulative.append(dead)
-        alive = sum(states.values())
-        mean_wounds.append(sum(sum(s) * p for s, p in states.items()) / alive)
+    """Exact DP over states (counts of unhealed injuries per severity band): cumulative
+    deaths and mean injuries carried; 'full' is one full attempt a day, 'none' no treatment."""
+    cumulative, mean_wounds, _ = exact_chain(fights, p_ko, seconds, npv, cunning,
+                                             full_attempts=1 if policy == "full" else 0,
+                                             light_attempts=0, light_bonus=0)
     return cumulative, mean_wounds
 
 
@@ -103,9 +69,12 @@ def test_bad_input(kwargs, name):
     assert str(info.value).startswith(name)
 
 
-def exact_symptoms(fights, p_ko, seconds, npv, cunning, full_attempts, light_attempts,
-                   light_bonus):
-    """Exact DP of the 'both' policy: per severity band, (symptomatic, relieved) counts."""
+def exact_chain(fights, p_ko, seconds, npv, cunning, full_attempts, light_attempts,
+                light_bonus):
+    """Exact DP of the campaign: per severity band, (symptomatic, relieved) counts of the
+    unhealed injuries; each injury survives the full attempts, and a symptomatic one stays so
+    through the light attempts. Returns cumulative deaths and, among survivors, the mean
+    injuries carried and the mean symptomatic ones after each fight."""
     from math import comb
 
     def chance(c):
@@ -113,7 +82,7 @@ def exact_symptoms(fights, p_ko, seconds, npv, cunning, full_attempts, light_att
     keep = [(1 - chance(cunning + b)) ** full_attempts for b in BANDS]
     sore = [(1 - chance(cunning + b + light_bonus)) ** light_attempts for b in BANDS]
     states = {(0,) * 8: 1.0}          # (symptomatic, relieved) for each of the 4 bands
-    dead, cumulative, mean_symptoms = 0.0, [], []
+    dead, cumulative, mean_wounds, mean_symptoms = 0.0, [], [], []
     for _ in range(fights):
         after = defaultdict(float)
         for state, p in states.items():
@@ -148,8 +117,9 @@ def exact_symptoms(fights, p_ko, seconds, npv, cunning, full_attempts, light_att
         states = treated
         cumulative.append(dead)
         alive = sum(states.values())
+        mean_wounds.append(sum(sum(s) * p for s, p in states.items()) / alive)
         mean_symptoms.append(sum(sum(s[0::2]) * p for s, p in states.items()) / alive)
-    return cumulative, mean_symptoms
+    return cumulative, mean_wounds, mean_symptoms
 
 
 def test_both_policy_symptoms_against_exact_markov_chain():
@@ -161,7 +131,7 @@ def test_both_policy_symptoms_against_exact_markov_chain():
     n_full = bl.treatment.attempts_within(hours * 60, "full")
     n_light = bl.treatment.attempts_within(hours * 60, "light")
     assert (n_full, n_light) == (1, 2)  # 2 h: one full attempt, two light ones
-    cumulative, mean_symptoms = exact_symptoms(3, 0.6, seconds=40, npv=20, cunning=6,
+    cumulative, _, mean_symptoms = exact_chain(3, 0.6, seconds=40, npv=20, cunning=6,
                                                full_attempts=n_full, light_attempts=n_light,
                                                light_bonus=light["bonus"])
     sim = bl.campaign.simulate(fights=3, knockout_chance=0.6, arrival=39, action_ap=1,
