@@ -159,22 +159,15 @@ def cli_markdown() -> str:
 # -- the rules-file schema --------------------------------------------------------------------
 
 def _type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
+    """The type in the words of the validator's messages (``an integer``, ``text``...)."""
+    from balance.rules.validate import _type_name
+
     if isinstance(value, list):
         if value and all(isinstance(v, dict) for v in value):
-            return "table"
-        inner = sorted({_type(v) for v in value}) or ["any"]
-        return f"list of {' / '.join(inner)}"
-    if isinstance(value, dict):
-        return "section"
-    return type(value).__name__
+            return "a table of rows"
+        inner = sorted({_type(v) for v in value}) or ["anything"]
+        return f"a list of {' / '.join(inner)}"
+    return _type_name(value)
 
 
 def _show(value: Any) -> str:
@@ -264,6 +257,8 @@ def _table_rows(dotted: str, rows: list[dict[str, Any]], limits: dict, assumed: 
 
 
 def schema_markdown() -> str:
+    from balance.rules.validate import RESERVED
+
     lines = ["# Rules-file schema", "",
              "Generated at build time from the bundled rules data, `balance/rules/data/*.toml`: "
              "the bundled files **are** the schema. A variant file names sections and keys that "
@@ -277,8 +272,7 @@ def schema_markdown() -> str:
              "[the cross-field invariants](rules-invariants.md).", ""]
     for path in sorted((PACKAGE / "rules" / "data").glob("*.toml")):
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-        limits = data.pop("limits", {})
-        assumed = data.pop("assumed", {})
+        limits, assumed = (data.pop(name, {}) for name in RESERVED)
         notes = _comments(path)
         lines += [f"## `{path.name}`", ""]
         lines += [DATA_FILES.get(path.name, ""), ""]
