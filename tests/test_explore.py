@@ -252,3 +252,12 @@ def test_duel_win_probability_matches_the_simulator():
     e.max_rounds.value = 2
     assert e.rules["percentile"]["duel"]["max_rounds"] == 2
     assert e.result.table.loc["timeout", "estimate"] > 0
+
+
+def test_a_name_with_control_characters_renders_without_a_warning(recwarn):
+    table = bl.load_rules().to_dict()["injuries"]["table"]
+    rules = bl.load_rules().updated({"injuries": {"death": {"en": "De\x1bath", "fr": "Mort"}}})
+    e = bl.explore.injuries(rules=rules)
+    assert e.error is None and len(e.cells) == len(table)
+    assert not [w for w in recwarn if "Glyph" in str(w.message)]
+    assert any(t.get_text() == "Death" for t in e.axes[1].get_legend().get_texts())

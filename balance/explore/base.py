@@ -22,6 +22,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from ..errors import RulesError
+from ..plots._style import printable
 from ..rules import Rules, resolve
 
 __all__ = ["Explorer", "merge", "one_line"]
@@ -160,6 +161,7 @@ class Explorer(widgets.VBox):
         """Render the figure to the PNG of the ``Image`` widget."""
         start = time.perf_counter()
         buffer = io.BytesIO()
+        printable(self.figure)  # names from a rules file may hold control characters
         self.figure.savefig(buffer, format="png", dpi=self.dpi)
         self.image.value = buffer.getvalue()
         self.timings["render"] = time.perf_counter() - start

@@ -119,9 +119,10 @@ class InjuryExplorer(Explorer):
         rules = self.rules
         auto = rules["injuries"]["automatic_death_seconds"]
         if self.seconds.max != auto:  # the state follows the wall (no redraw meanwhile)
-            with self.hold_trait_notifications():
-                self.seconds.unobserve(self.refresh, names="value")
+            self.seconds.unobserve(self.refresh, names="value")
+            try:
                 self.seconds.max = auto
+            finally:
                 self.seconds.observe(self.refresh, names="value")
         s, hp, n = self.seconds.value, self.negative_hp.value, self.wounds.value
         self.curve_wounds = sorted({0, 1, 2, 3, n})
