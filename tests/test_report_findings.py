@@ -292,6 +292,19 @@ def test_french_report_has_no_english_left(pages):
         pages["variant", "en"]["html"]
 
 
+def test_every_metric_is_described_in_french():
+    from balance.regression import catalogue
+
+    for metric in catalogue():
+        french = compare.describe(metric.description, "fr")
+        assert french != metric.description, metric.name
+        assert not re.search(r"\b(with|of|the|wound|death)\b", french), french
+    campaign = next(m for m in catalogue() if m.name == "campaign.death@10fights")
+    assert "probabilité de 0,5 par combat" in compare.describe(campaign.description, "fr")
+    weak = next(m for m in catalogue() if m.name == "treatment.chance@C12,Weak,light")
+    assert "soin léger de Faible" in compare.describe(weak.description, "fr")
+
+
 def test_french_ticks_have_decimal_commas():
     from matplotlib.figure import Figure
 

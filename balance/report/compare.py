@@ -13,6 +13,7 @@ Computing (:func:`compare_rules`) is apart from the display tables (:func:`chang
 from __future__ import annotations
 
 import fnmatch
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -22,7 +23,7 @@ from ..labels import decimal_mark, text, unit_name
 from ..rules import Rules, default_rules, plain, resolve
 
 __all__ = ["LEFT_OUT", "ALPHA", "compared_metrics", "compare_rules", "change_rows",
-           "change_rows_shown", "metrics_shown", "category_shown", "value_shown", "changed"]
+           "change_rows_shown", "metrics_shown", "category_shown", "describe", "value_shown", "changed"]
 
 #: metrics left out of the report's comparisons (about 80 % of their Monte Carlo time);
 #: ``balance diff`` has them
@@ -116,7 +117,7 @@ def compare_rules(rules: Rules, baseline: Any, *, trials: int, seed: int,
             return None
         names = [m.name for m in compared_metrics()]
         base = take(baseline, trials=trials, seed=seed, only=names)
-        base_rules = baseline
+        base_rules: Rules | None = baseline
     else:
         base = baseline
         names = [m.name for m in base.metrics]
@@ -140,6 +141,54 @@ def changed(frame: pd.DataFrame) -> pd.DataFrame:
                         _p=rows["p_adjusted"].fillna(0.0), _size=-rows["change"].abs())
     return order.sort_values(["_moved", "_mc", "_p", "_size", "metric"], kind="stable").drop(
         columns=["_moved", "_mc", "_p", "_size"])
+
+
+def _descriptions() -> dict:
+    import tomllib
+    from functools import lru_cache
+    from importlib import resources
+
+    @lru_cache(maxsize=1)
+    def load() -> dict:
+        raw = (resources.files("balance.report") / "metrics.toml").read_text(encoding="utf-8")
+        data = tomllib.loads(raw)
+        data["compiled"] = [(re.compile(d["pattern"]), d) for d in data["description"]]
+        return data
+
+    return load()
+
+
+def describe(description: str, lang: str = "en", rules: tuple[Rules, ...] = ()) -> str:
+    """A regression metric's ``description`` in ``lang`` (``metrics.toml``: a French text per
+    kind of metric; sizes, wounds and qualities translated, injury and creature names from the
+    rules data); the English description when no pattern matches."""
+    if lang == "en":
+        return description
+    data = _descriptions()
+    for pattern, entry in data["compiled"]:
+        match = pattern.match(description)
+        if match and lang in entry:
+            fields = {k: _word(v, lang, rules, data["words"])
+                      for k, v in match.groupdict().items()}
+            return entry[lang].format(**fields)
+    return description
+
+
+def _word(value: str, lang: str, rules: tuple[Rules, ...], words: dict) -> str:
+    """A word of a description in ``lang``: from ``words``, else an injury or creature name
+    of the rules (creatures joined by ``+`` one by one)."""
+    if value in words:
+        return words[value]
+    if re.fullmatch(r"[-+]?\d+\.\d+", value):
+        return decimal_mark(value, lang)
+    shown = category_shown(value, lang, rules)
+    if shown != value:
+        return shown
+    names = {}
+    for r in rules or (default_rules(),):
+        names.update({row["en"]: row.get(lang) or row["en"]
+                      for row in r["bestiary"]["creatures"] if "en" in row})
+    return " + ".join(names.get(part, part) for part in value.split(" + "))
 
 
 def category_shown(category: str, lang: str = "en", rules: tuple[Rules, ...] = ()) -> str:

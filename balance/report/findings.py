@@ -205,9 +205,9 @@ def _sentence(fact: Fact, lang: str) -> str:
     if fact.key == "metric_changed":
         from ..regression.checking import change_text, p_text, value_text
         from ..labels import decimal_mark, unit_name
-        from .compare import category_shown
+        from .compare import category_shown, describe
 
-        what = v["description"] if lang == "en" else v["metric"]
+        what = describe(v["description"], lang)
         if v["category"]:
             what += f" [{category_shown(v['category'], lang)}]"
         test = t("exact") if v["exact"] else f"p = {decimal_mark(p_text(v['p']), lang)}"
