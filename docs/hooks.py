@@ -128,8 +128,19 @@ def _subcommands(parser: argparse.ArgumentParser):
 def cli_markdown() -> str:
     from balance.cli import build_parser
 
-    os.environ.setdefault("COLUMNS", "100")  # argparse wraps help at the terminal's width
-    parser = build_parser()
+    # argparse wraps help at the terminal's width: 80 columns fit the page, whatever the terminal
+    columns = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = "80"
+    try:
+        return _cli_markdown(build_parser())
+    finally:
+        if columns is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = columns
+
+
+def _cli_markdown(parser: argparse.ArgumentParser) -> str:
     lines = ["# Command line", "",
              "Generated at build time from `balance.cli.build_parser()`: the text of each "
              "command's `--help`. Bad input exits with code 2 and one line on stderr "
