@@ -34,7 +34,7 @@ _KINDS = ((stat.S_ISDIR, "directory"), (stat.S_ISFIFO, "FIFO (named pipe)"),
           (stat.S_ISSOCK, "socket"))
 
 
-def _named(what: str | None, path: Path | str) -> str:
+def _named(what: str | None, path: str | os.PathLike) -> str:
     return f"{what} {path}" if what else str(path)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..errors import check_integer
@@ -82,7 +83,7 @@ def compute_bundle(rules: Rules | str | None = None, *, trials: int = DEFAULT_TR
     return bundle
 
 
-def empty_bundle(rules: Rules | str | None = None, *, trials: int = DEFAULT_TRIALS,
+def empty_bundle(rules: Rules | str | Path | None = None, *, trials: int = DEFAULT_TRIALS,
                  seed: int = DEFAULT_SEED, workers: int = 1, topics=None, baseline: Any = None
                  ) -> tuple[Bundle, list]:
     """A bundle with its rules and settings checked and no result yet, and the topic modules

@@ -145,7 +145,7 @@ def bundled_sections(comparisons: dict[str, pd.DataFrame]) -> list:
 def render(frame: pd.DataFrame, base: Snapshot, variant: Snapshot,
            extra_sections: list | None = None) -> str:
     """The whole diff report as one self-contained HTML page."""
-    from . import render_html
+    from .html import render_html
     meta = {"title": f"Balance diff: {base.label} vs {variant.label}",
             "base rules": f"{base.fingerprint} ({' + '.join(base.sources)})",
             "variant rules": f"{variant.fingerprint} ({' + '.join(variant.sources)})",

@@ -6,6 +6,7 @@ link; control characters are dropped. The only links are the report's own figure
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any, cast
 
 import pandas as pd
 
@@ -17,7 +18,7 @@ __all__ = ["render_markdown", "table_markdown"]
 
 
 def _cell(value: object) -> str:
-    if value is None or (not isinstance(value, str) and pd.isna(value)):
+    if value is None or (not isinstance(value, str) and pd.isna(cast(Any, value))):
         return ""
     return md_escape(value)
 
@@ -42,7 +43,7 @@ def render_markdown(sections: Sequence[Section], meta: Mapping[str, object], lan
     lang = check_lang(lang)
     meta = dict(meta)
     title = str(meta.pop("title", text("report_title", lang)))
-    missing = meta.pop("missing", ()) or ()
+    missing = cast(Sequence[str], meta.pop("missing", ()) or ())
     e = md_escape
     lines = [f"# {e(title, block=True)}", ""]
     lines += [f"- **{e(k)}**: {e(v)}" for k, v in meta.items()]

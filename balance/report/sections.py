@@ -3,6 +3,7 @@ drawn from the results, tables formatted). Nothing here samples or solves."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from .bundle import Bundle
 from ..labels import check_lang
@@ -14,7 +15,7 @@ __all__ = ["render_sections", "render_topic", "RC"]
 
 #: matplotlib settings of every figure; names from a rules file are text: a "$" never starts
 #: mathtext
-RC = {"font.size": 9, "text.parse_math": False}
+RC: dict[Any, Any] = {"font.size": 9, "text.parse_math": False}  # matplotlib rc keys
 
 
 def render_topic(key: str, results, ctx: Context) -> Section | None:

@@ -88,7 +88,7 @@ def localise_frame(frame: pd.DataFrame, lang: str) -> pd.DataFrame:
 
     def labels(index: pd.Index) -> pd.Index:
         if isinstance(index, pd.MultiIndex):
-            return index.set_levels([lv.map(one) for lv in index.levels])
+            return index.set_levels([lv.map(one) for lv in index.levels])  # type: ignore[misc]  # pandas-stubs: levels may be Index
         return index if isinstance(index, pd.RangeIndex) else index.map(one)
 
     out = frame.copy()

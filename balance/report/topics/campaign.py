@@ -1,6 +1,8 @@
 """Section: campaign wound burden over fights (core rules, dying and critical injuries / treating injuries)."""
 from __future__ import annotations
 
+from typing import Any, cast
+
 import pandas as pd
 from matplotlib.figure import Figure
 
@@ -13,7 +15,7 @@ from ._base import Context, fmt_interval, fmt_prob, make_section
 KEY = "campaign"
 REQUIRES = ("balance.core.campaign", "balance.montecarlo")
 RULES_SECTIONS = ("injuries", "treatment", "time")
-SCENARIO = {"fights": 10, "knockout_chance": 0.3, "negative_hp": "1d6", "arrival": "10+1d20",
+SCENARIO: dict[str, Any] = {"fights": 10, "knockout_chance": 0.3, "negative_hp": "1d6", "arrival": "10+1d20",
             "cunning": 12, "hours_between": 24, "policy": "both"}
 
 
@@ -25,7 +27,7 @@ def compute(rules: Rules, settings) -> dict:
 def render(results: dict, ctx: Context):
     sim = results["campaign"]
     fig = Figure(figsize=(10, 7.4), layout="constrained")
-    top, bottom = fig.subfigures(2, 1)
+    top, bottom = cast(Any, fig.subfigures(2, 1))  # an array of two subfigures
     left, right = top.subplots(1, 2)
     plots.campaign_deaths(sim, ax=left, lang=ctx.lang)
     plots.knockout_risk(sim, ax=right, lang=ctx.lang)

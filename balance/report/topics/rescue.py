@@ -1,6 +1,8 @@
 """Section: dying and rescue, death against rescue time with its band (core rules, dying and critical injuries / treating injuries / time and Reactions)."""
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 
 from ... import plots
@@ -16,12 +18,12 @@ RULES_SECTIONS = ("injuries", "time")
 TIME_STEP = 5
 #: at most this many steps up to the automatic death (35 with the core rules' 175 s)
 CURVE_POINTS = 35
-CURVE = {"negative_hp": "1d6", "wounds": (0, 1, 2, 3)}
-SCENARIO = {"arrival": "10+1d20", "negative_hp": "1d6", "wounds": (0, 1, 2, 3), "action_ap": 1}
+CURVE: dict[str, Any] = {"negative_hp": "1d6", "wounds": (0, 1, 2, 3)}
+SCENARIO: dict[str, Any] = {"arrival": "10+1d20", "negative_hp": "1d6", "wounds": (0, 1, 2, 3), "action_ap": 1}
 
 
 def compute(rules: Rules, settings) -> dict:
-    run = {"trials": settings.trials, "seed": settings.seed, "workers": settings.workers,
+    run: dict[str, Any] = {"trials": settings.trials, "seed": settings.seed, "workers": settings.workers,
            "progress": False, "rules": rules}
     wall = rules["injuries"]["automatic_death_seconds"]
     step = max(TIME_STEP, -(-wall // CURVE_POINTS))  # a late automatic death: coarser steps

@@ -2,6 +2,8 @@
 (core rules, time and Reactions)."""
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 
 from ... import plots
@@ -18,7 +20,7 @@ COOLDOWNS = range(0, 11)
 #: a trigger every second for a minute (the metric ``time.reactions@60s`` uses the same stream)
 TRIGGERS = range(0, 60)
 #: the Complex Action example: who charges what beside whom, and when the Reaction is offered
-EXAMPLE = {"caster": "Calliope", "action": "spell", "cost": 5, "foe": "Goblin", "trigger": 2}
+EXAMPLE: dict[str, Any] = {"caster": "Calliope", "action": "spell", "cost": 5, "foe": "Goblin", "trigger": 2}
 
 
 def compute(rules: Rules, settings) -> dict:
