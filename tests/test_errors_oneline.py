@@ -137,8 +137,8 @@ def failing_test_command(monkeypatch):
     real = cli.build_parser
 
     def patched(handler):
-        def build():
-            parser = real()
+        def build(*args, **kwargs):
+            parser = real(*args, **kwargs)
             sub = next(a for a in parser._actions if a.dest == "command")
             sub.choices["test"].set_defaults(func=handler)
             return parser
