@@ -65,3 +65,17 @@ def test_generated_reference_pages_hold_the_code_and_data(build):
     assert "death_probability" in api and "Parameters" in api
     for notebook in (ROOT / "notebooks").glob("*.ipynb"):
         assert (site / "tutorials" / notebook.with_suffix(".html").name).is_file(), notebook
+
+
+def test_the_layers_diagram_shows_every_layer_of_the_layout_test(build):
+    """The architecture page's diagram is drawn from tests/test_layout.py's LAYERS: every
+    folder of every layer is on it, numbered as the test numbers it."""
+    _, site = build
+    from test_layout import LAYERS
+
+    page = (site / "explanation" / "architecture.html").read_text(encoding="utf-8")
+    start = page.index('<div class="layers">')
+    svg = page[start:page.index("</svg>", start)]
+    for level, names in enumerate(LAYERS):
+        label = " · ".join(n or "balance/__init__" for n in names)
+        assert f">{level}  {label}<" in svg, (level, label)
