@@ -46,6 +46,11 @@ BASE: dict[tuple[str, ...], list[str]] = {
     ("snapshot",): ["--out", "snap.json", "--trials", "200", "--only", ONE_METRIC],
     ("diff",): ["bundled", "death_threshold_180", "--trials", "200", "--only", ONE_METRIC],
     ("check",): ["--baseline", "{baseline}", "--trials", "200"],
+    ("tune",): ["--metric", "death.p@40s,6hp,1w", "--target", "0.1", "--vary",
+                "injuries.death_threshold", "--bounds", "176", "200"],
+    ("sensitivity",): ["--metric", "death.p@40s,6hp,1w", "--vary", "injuries.die"],
+    ("recalibrate",): ["--levels", "5", "--trials", "100", "--families", "Wolf", "Ogre",
+                       "--held-out", "Ogre+Wolf"],
 }
 
 

@@ -64,6 +64,7 @@ KINDS: dict[str, tuple[list, set, set]] = {
                   {"-1", "0"}, set()),
     "fraction": (NUMBERS + [MISSING, "1.5"], {"0"}, set()),   # a probability 0..1
     "skill_pair": (NUMBERS + [MISSING], {"0"}, {"-1", HUGE, MISSING}),  # two positionals
+    "real": (NUMBERS + [MISSING], {"-1", "0"}, {"1e18", HUGE}),  # any finite number
 }
 
 #: (command, dest) -> kind; a dest alone applies to every command
@@ -107,6 +108,14 @@ KIND_OF = {
     ("campaign", "cunning"): "signed", ("campaign", "hours_between"): "natural",
     ("campaign", "policy"): "choice",
     ("bench", "only"): "name",
+    ("tune", "metric"): "name", ("tune", "target"): "real", ("tune", "vary"): "name",
+    ("tune", "bounds"): "choice", ("tune", "save"): "path_out",
+    ("sensitivity", "metric"): "name", ("sensitivity", "vary"): "name",
+    ("sensitivity", "method"): "choice", ("sensitivity", "step"): "positive_float",
+    ("sensitivity", "n"): "count",
+    ("recalibrate", "levels"): "count", ("recalibrate", "model"): "choice",
+    ("recalibrate", "save"): "path_out", ("recalibrate", "families"): "name",
+    ("recalibrate", "held_out"): "name",
 }
 
 #: heavy cases (option, value), run in a subprocess under resource limits

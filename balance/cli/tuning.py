@@ -8,6 +8,7 @@ Examples::
         --save tuned.toml
     balance sensitivity --metric death.p@40s,6hp,1w --vary injuries.death_threshold injuries.die
     balance recalibrate --levels 5 --trials 1000 --save ratios.toml
+    balance recalibrate --levels 5 --families Wolf Goblin Ogre+Wolf --held-out Ogre+Goblin
 """
 from __future__ import annotations
 
@@ -47,6 +48,15 @@ def _level(text: str) -> int:
 def _power_of_two(text: str) -> int:
     return _whole(text, lambda v: 8 <= v <= 65_536 and not v & (v - 1),
                   "a power of two from 8 to 65,536")
+
+
+def _family(text: str) -> tuple[str, ...]:
+    """``Wolf`` or ``Ogre+Wolf``: a lead creature and an optional filler."""
+    names = tuple(n.strip() for n in text.split("+"))
+    if not 1 <= len(names) <= 2 or not all(names):
+        raise argparse.ArgumentTypeError(f"a family is a creature name or LEAD+FILLER "
+                                         f"(e.g. Ogre+Wolf), got {text!r}")
+    return names
 
 
 def _check_save(args) -> None:
@@ -104,8 +114,11 @@ def _sensitivity(args) -> int:
 def _recalibrate(args) -> int:
     from ..guide.recalibration import recalibrate
     _check_save(args)
-    res = recalibrate(levels=args.levels, trials=args.trials, seed=args.seed, model=args.model,
-                      workers=args.workers, rules=load(args.rules))
+    from ..guide.recalibration import HELD_OUT_FAMILIES, TRAINING_FAMILIES
+    res = recalibrate(levels=args.levels, families=args.families or TRAINING_FAMILIES,
+                      held_out=args.held_out or HELD_OUT_FAMILIES, trials=args.trials,
+                      seed=args.seed, model=args.model, workers=args.workers,
+                      rules=load(args.rules))
     ratios = res.ratios.assign(guide_ratio=res.ratios["guide_ratio"].astype(str),
                                proposed_ratio=res.ratios["proposed_ratio"].astype(str))
     emit(ratios.drop(columns="group"), args.format,
@@ -163,6 +176,11 @@ def register(sub) -> None:
     p.add_argument("--levels", nargs="+", type=_level, default=[3, 5, 8],
                    help="party levels (default 3 5 8)")
     p.add_argument("--model", choices=("creature", "ladder"), default="creature")
+    p.add_argument("--families", nargs="+", type=_family, metavar="FAMILY",
+                   help="training families, e.g. Wolf Goblin Ogre+Wolf (a lead creature, "
+                        "+ a filler; default: every bestiary creature alone and three mixes)")
+    p.add_argument("--held-out", nargs="+", type=_family, metavar="FAMILY",
+                   help="families kept out of the fit, e.g. Ogre+Goblin (default: eight mixes)")
     p.add_argument("--save", type=path_arg, metavar="FILE", help="write the variant file")
     p.add_argument("--force", action="store_true", help="replace an existing --save file")
     add_rules(p)
