@@ -356,6 +356,19 @@ def test_save_writes_png_and_svg(tmp_path):
     assert "<svg" in (tmp_path / "d20.svg").read_text()
 
 
+def test_tornado_bars_span_the_metric_at_both_ends_widest_on_top():
+    import pandas as pd
+
+    table = pd.DataFrame({"key": ["a", "b", "c"], "low": [1, 10, 5], "high": [3, 12, 7],
+                          "metric_low": [0.2, 0.1, 0.3], "metric": [0.3] * 3,
+                          "metric_high": [0.5, 0.35, 0.3], "swing": [0.3, 0.25, 0.0]})
+    ax = bl.plots.tornado(table)
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["c", "b", "a"]
+    widths = [round(p.get_width(), 12) for p in ax.patches]
+    lefts = [round(p.get_x(), 12) for p in ax.patches]
+    assert widths == [0.0, 0.25, 0.3] and lefts == [0.3, 0.1, 0.2]
+
+
 def test_every_public_plot_is_exercised_here():
     import inspect
 

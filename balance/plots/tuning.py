@@ -24,7 +24,7 @@ def tornado(result: Any, *, ax: Any = None, title: str | None = None):
     ``result`` is a :class:`balance.tune.sensitivity.Sensitivity` or its ``table``.
     """
     table = getattr(result, "table", result)
-    method = getattr(result, "method", "sobol" if "ST" in table else "oat")
+    method = "sobol" if "ST" in table else "oat"
     ax = axes(ax)
     if method == "sobol":
         t = table.sort_values("ST")
@@ -49,5 +49,5 @@ def tornado(result: Any, *, ax: Any = None, title: str | None = None):
     width = float(hi.max() - lo.min()) or max(abs(base), 1.0)
     ax.set_xlim(float(lo.min()) - 0.15 * width, float(hi.max()) + 0.15 * width)
     ax.axvline(float(t["metric"].iloc[0]), color="black", lw=1, ls="--", label="current rules")
-    label = getattr(result, "metric", "metric")
+    label = "metric" if result is table else str(getattr(result, "metric", "metric"))
     return finish(ax, title=title or f"What moves {label}", xlabel=label)
