@@ -44,6 +44,7 @@ from .adversity import challenge
 from .calibration import _reversals, calibration_check, compositions
 from .creatures import creature
 from ..errors import check_choice, check_integer, check_number
+from ..rng import RNGLike
 from ..rules import Rules, resolve
 
 __all__ = ["Recalibration", "recalibrate", "TRAINING_FAMILIES", "HELD_OUT_FAMILIES"]
@@ -127,7 +128,7 @@ def _families(value: Any, name: str) -> list[tuple[str, ...]]:
 
 
 def recalibrate(levels: Sequence[int] = (3, 5, 8), families: Any = TRAINING_FAMILIES, *,
-                held_out: Any = HELD_OUT_FAMILIES, trials: int = 2_000, seed: Any = 0,
+                held_out: Any = HELD_OUT_FAMILIES, trials: int = 2_000, seed: RNGLike = 0,
                 model: str = "creature", midpoint: float = 0.0,
                 calibrations: Sequence[int] = (-3, -2, -1, 0, 1, 2, 3),
                 max_creatures: int = 14, workers: Any = 1,
@@ -186,14 +187,15 @@ def recalibrate(levels: Sequence[int] = (3, 5, 8), families: Any = TRAINING_FAMI
     held_labels = {" + ".join(f) for f in held}
     table.insert(0, "split", ["held-out" if f in held_labels else "training"
                               for f in table["family"]])
-    groups = sorted(trained, key=lambda g: float(sheets[g].adversity_ratio)
-                    if g in sheets else float(Fraction(g)))
+    def worth(g: str) -> float:  # a group: a creature's name, or a rung of the ladder
+        return float(sheets[g].adversity_ratio or 0) if g in sheets else float(Fraction(g))
+
+    groups = sorted(trained, key=worth)
     counts = np.array([[sum(group_of[n] == g for n in row) for g in groups]
                        for row in table["names"]], dtype=float)
     win = table["party_win_rate"].to_numpy(float)
     fit_rows = (table["split"] == "training").to_numpy()
-    guide = np.array([float(sheets[g].adversity_ratio) if g in sheets else float(Fraction(g))
-                      for g in groups])
+    guide = np.array([worth(g) for g in groups])
     before_mid, before_scale = _fit_curve(counts[fit_rows] @ guide - pcs, win[fit_rows])
     ratios = _fit_ratios(counts[fit_rows], win[fit_rows], guide, pcs, midpoint)
     proposed = [_fraction(r) for r in ratios]

@@ -103,7 +103,7 @@ def _targets(targets: Any, weights: Any, trials: int, seed: Any):
 
 def fit(targets: Any, vary: str | Sequence[str], *, bounds: Mapping | None = None,
         weights: Any = None, rules: Rules | str | None = None, trials: int = 20_000,
-        seed: Any = 0) -> Fitted:
+        seed: int = 0) -> Fitted:
     """Rule values whose metrics come closest to several targets (weighted least squares).
 
     Parameters
@@ -158,14 +158,14 @@ def fit(targets: Any, vary: str | Sequence[str], *, bounds: Mapping | None = Non
         floors = {i: math.floor(x[i]) for i in ints}
         total = np.zeros(len(objs))
         for corner in itertools.product((0, 1), repeat=len(ints)):
-            weight, point = 1.0, list(x)
+            weight, cell = 1.0, [float(v) for v in x]
             for bit, i in zip(corner, ints):
                 frac = x[i] - floors[i]
                 weight *= frac if bit else 1 - frac
-                point[i] = int(floors[i] + bit)
+                cell[i] = floors[i] + bit
             if weight == 0:
                 continue
-            r = at(tuple(int(p) if knobs[j].integer else float(p) for j, p in enumerate(point)))
+            r = at(tuple(int(p) if knobs[j].integer else float(p) for j, p in enumerate(cell)))
             if r is None:
                 return np.full(len(objs), _WALL)
             total += weight * r
@@ -200,5 +200,7 @@ def fit(targets: Any, vary: str | Sequence[str], *, bounds: Mapping | None = Non
     r = at(best)
     frame = pd.DataFrame({"metric": [o.label for o in objs], "target": goals, "weight": ws,
                           "achieved": np.array(goals) + r, "residual": sw * r})
+    fitted = apply_values(knobs, best, rules)
+    assert fitted is not None  # best has a finite cost, so it is valid
     return Fitted(values=dict(zip(keys, best)), residuals=frame, cost=cost(best),
-                  rules=apply_values(knobs, best, rules), evaluations=len(cache))
+                  rules=fitted, evaluations=len(cache))

@@ -31,7 +31,7 @@ import pandas as pd
 
 from ..budgets import check_length
 from ..errors import check_choice, check_integer, check_number
-from ..rng import as_seed_sequence
+from ..rng import RNGLike, as_seed_sequence
 from ..rules import Rules, resolve
 from .fit import apply_values
 from .objective import objective
@@ -82,7 +82,7 @@ def _valid_end(k: Any, end: float) -> float:
 
 def sobol_indices(func: Callable[[np.ndarray], np.ndarray], names: Sequence[str],
                   bounds: Sequence[tuple[float, float]], *, n: int = 256,
-                  seed: Any = 0) -> pd.DataFrame:
+                  seed: RNGLike = 0) -> pd.DataFrame:
     """First-order and total Sobol indices of ``func`` (rows of an (N, D) array -> N values)
     with 95 % bootstrap intervals, through SALib (Saltelli sampling, N * (D + 2) rows).
 
@@ -110,7 +110,7 @@ def sobol_indices(func: Callable[[np.ndarray], np.ndarray], names: Sequence[str]
 def sensitivity(metric: Any, vary: Sequence[str], *, method: str = "oat", step: float = 0.05,
                 span: float = 0.2, bounds: Mapping | None = None, n: int = 256,
                 rules: Rules | str | None = None, trials: int = 20_000,
-                seed: Any = 0) -> Sensitivity:
+                seed: int = 0) -> Sensitivity:
     """How much each key of ``vary`` moves ``metric`` (see the module text).
 
     Parameters
@@ -164,10 +164,10 @@ def sensitivity(metric: Any, vary: Sequence[str], *, method: str = "oat", step: 
         table = pd.DataFrame(rows)
         return Sensitivity(table, "oat", obj.label)
     span = check_number("span", span, min=1e-9, max=10)
-    ranges = []
+    ranges: list[tuple[float, float]] = []
     for k in knobs:
         if k.name in bounds:
-            ranges.append(tuple(float(b) for b in k.bounds))
+            ranges.append((float(k.bounds[0]), float(k.bounds[1])))
             continue
         h = max(span * abs(k.current), 1.0 if k.integer else span)
         ranges.append((_valid_end(k, max(k.current - h, k.bounds[0])),

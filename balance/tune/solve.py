@@ -123,9 +123,10 @@ class _Search:
 
     def __call__(self, v: float) -> Point | None:
         if v not in self.points:
-            if not self.valid(v):
+            rules = self.knob.apply(v) if self.valid(v) else None
+            if rules is None:
                 return None
-            self.points[v] = self.obj(self.knob.apply(v))
+            self.points[v] = self.obj(rules)
         return self.points[v]
 
     def monotone(self) -> bool:
@@ -160,7 +161,7 @@ def _edges(s: _Search, grid: list[int]) -> None:
 
 def _bisect(s: _Search, target: float) -> None:
     """Integer bisection between the evaluated neighbours that straddle the target."""
-    vals = sorted(s.points)
+    vals = [int(v) for v in sorted(s.points)]
     for a, b in zip(vals, vals[1:]):
         fa, fb = s.points[a].estimate - target, s.points[b].estimate - target
         if fa == 0 or fb == 0 or (fa > 0) != (fb > 0):
@@ -279,9 +280,8 @@ def solve(metric: Any, target: float, vary: str, *, bounds: Any = None,
             _bisect(s, target)
     else:
         method = "grid"
-        grid = [float(x) for x in np.linspace(lo, hi, GRID)]
-        for v in grid:
-            s(v)
+        for x in np.linspace(lo, hi, GRID):
+            s(float(x))
     if not s.points:
         raise ValueError(f"vary: no valid value of {vary} in {lo}..{hi} (every candidate breaks "
                          "a rule); widen or move bounds=")
@@ -299,8 +299,10 @@ def solve(metric: Any, target: float, vary: str, *, bounds: Any = None,
     note = "" if reachable else (f"target {target:g} is out of reach over {lo}..{hi}: the metric "
                                  f"spans {min(est):.6g} to {max(est):.6g}; closest at "
                                  f"{vary} = {best}")
+    chosen = k.apply(best)
+    assert chosen is not None  # best was evaluated, so it is valid
     return Tuned(key=vary, target=float(target), value=best, achieved=point.estimate,
-                 curve=_curve(s, mc, target), rules=k.apply(best), reachable=bool(reachable),
+                 curve=_curve(s, mc, target), rules=chosen, reachable=bool(reachable),
                  method=method, monotone=s.monotone(), current=k.current,
                  skipped=len(s.invalid), interval=(min(holding), max(holding)) if holding else None,
                  ci=None if point.exact else (point.ci_low, point.ci_high), metric=obj.label,
