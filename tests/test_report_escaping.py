@@ -73,7 +73,7 @@ def assert_markdown_is_text(md: str) -> None:
     # every unescaped link or image target is one of the report's own figures
     for target in re.findall(r"(?<!\\)\]\(([^)]*)\)", md):  # a figure, or a finding's section
         assert (target.startswith("figures/") and target.endswith((".png", ".svg"))) or \
-            re.fullmatch(r"#[a-z_]+", target), target
+            re.fullmatch(r"#[\w-]+", target), target
     assert not re.search(r"(?i)<\s*(javascript|https?):", md)  # no autolink
 
 

@@ -18,7 +18,7 @@ import balance as bl  # noqa: E402
 from balance.report import compare, findings, readings  # noqa: E402
 from balance.report.bundle import compute_bundle  # noqa: E402
 from balance.report.html import render_html  # noqa: E402
-from balance.report.markdown import render_markdown  # noqa: E402
+from balance.report.markdown import heading_slug, render_markdown  # noqa: E402
 from balance.report.sections import render_sections  # noqa: E402
 
 TRIALS = 2_000
@@ -163,8 +163,12 @@ def test_findings_come_first_and_link_to_their_sections(pages):
         assert first.key == "findings" and first.findings
         keys = {s.key for s in page["sections"]}
         assert all(f.target in keys for f in first.findings)
+        slugs = {s.key: heading_slug(s.title) for s in page["sections"]}
         for f in first.findings:
             assert f"href='#{f.target}'" in page["html"]
+            assert f"(#{slugs[f.target]})" in page["md"]  # the heading's anchor in report.md
+            assert f"\n## {page['sections'][[s.key for s in page['sections']].index(f.target)].title}" \
+                in page["md"]
         assert (first.findings[0].target == "changes") == (name == "variant")
 
 

@@ -10,11 +10,20 @@ from typing import Any, cast
 
 import pandas as pd
 
-from ..text import md_code, md_escape
+from ..text import md_code, md_escape, plain_text
 from ..labels import check_lang, text
 from .model import Section, Table
 
-__all__ = ["render_markdown", "table_markdown"]
+__all__ = ["render_markdown", "table_markdown", "heading_slug"]
+
+
+def heading_slug(title: str) -> str:
+    """The anchor GitHub and most Markdown viewers give a heading: lower case, punctuation
+    dropped, spaces as hyphens (``"Dying: death on stabilisation"`` ->
+    ``"dying-death-on-stabilisation"``); the key findings link to sections with it."""
+    import re
+
+    return re.sub(r"[^\w\- ]", "", plain_text(title).strip().lower()).replace(" ", "-")
 
 
 def _cell(value: object) -> str:
@@ -50,6 +59,7 @@ def render_markdown(sections: Sequence[Section], meta: Mapping[str, object], lan
     if missing:
         lines += ["", f"*{e(text('missing_sections', lang))}: {', '.join(map(e, missing))}*"]
     files: dict[str, bytes] = {}
+    slugs = {s.key: heading_slug(s.title) for s in sections}
     for s in sections:
         lines += ["", f"## {e(s.title, block=True)}", ""]
         if s.text:
@@ -60,8 +70,8 @@ def render_markdown(sections: Sequence[Section], meta: Mapping[str, object], lan
             lines += [f"- **{e(text('assumed', lang))}**: {assumed}"]
         lines += [f"- {e(n, block=True)}" for n in s.notes]
         if s.findings:
-            lines += [""] + [f"- {e(f.text, block=True)} ([{e(f.link or f.target)}](#{f.target}))"
-                             for f in s.findings]
+            lines += [""] + [f"- {e(f.text, block=True)} ([{e(f.link or f.target)}]"
+                             f"(#{slugs.get(f.target, f.target)}))" for f in s.findings]
         for fig in s.figures:
             path = f"{figure_dir}/{fig.name}.{'svg' if fig.svg else 'png'}"
             files[path] = fig.svg.encode("utf-8") if fig.svg else fig.png
