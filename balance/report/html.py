@@ -13,6 +13,7 @@ import html
 import json
 import re
 from collections.abc import Mapping, Sequence
+from typing import Any, cast
 
 import pandas as pd
 
@@ -108,7 +109,7 @@ _NUMBER = re.compile(r"^[-+−]?[\d.,]+( ?(%|h|s))?( \(.*\))?$|^∞$|^[-+−]?[\
 
 
 def _cell(value: object) -> str:
-    if value is None or (not isinstance(value, str) and pd.isna(value)):
+    if value is None or (not isinstance(value, str) and pd.isna(cast(Any, value))):
         return "<td></td>"
     text_ = str(value)
     align = " class='num'" if _NUMBER.match(text_.replace("\u202f", "")) else ""
@@ -191,7 +192,9 @@ def inline_svg(svg: str) -> str:
     svg = svg[svg.index("<svg"):]
     svg = re.sub(r"(?s)<metadata>.*?</metadata>", "", svg, count=1)
     svg = re.sub(r"(?s)<defs>\s*<style[^>]*>.*?</style>\s*</defs>", "", svg, count=1)
-    head = _SVG_HEAD.match(svg).group(0)
+    found = _SVG_HEAD.match(svg)
+    assert found is not None  # matplotlib's SVG opens with its <svg ...> element
+    head = found.group(0)
     width = re.search(r'\bwidth="([\d.]+)pt"', head)
     new = re.sub(r'\s(xmlns(:xlink)?|width|height|version)="[^"]*"', "", head)
     style = f"width:{width.group(1)}pt;" if width else "width:100%;"
@@ -265,7 +268,7 @@ def render_html(sections: Sequence[Section], meta: Mapping[str, object],
     lang = check_lang(lang)
     meta = dict(meta)
     title = str(meta.pop("title", text("report_title", lang)))
-    missing = meta.pop("missing", ()) or ()
+    missing = cast(Sequence[str], meta.pop("missing", ()) or ())
     rows = "".join(f"<tr><td><b>{_e(k)}</b></td><td>{_e(v)}</td></tr>" for k, v in meta.items())
     items = "".join(f"<li><a href='#{_e(s.key)}'>{_e(s.title)}</a></li>" for s in sections)
     heading = _e(text("contents", lang))
