@@ -187,7 +187,9 @@ def test_a_removed_die_is_one_line(base, tmp_path):
 def test_a_removed_weapon_is_one_line(base, tmp_path):
     rows = _plain(RULES.get("percentile.weapons.table"))[:2]
     variant = write_variant(tmp_path / "weapons.toml", {"percentile.weapons.table": rows})
-    _one_line_error(base, variant, "'duel.outcome@70v50'", "percentile.weapons.table",
+    # (the first metric to read the weapon: the percentile 3.4 duel metrics come before
+    # fights.* and duel.outcome in the catalogue)
+    _one_line_error(base, variant, "'duel.first_wins@70v50,surprise'", "percentile.weapons.table",
                     "row 3", "'broadsword'", "2 rows")
 
 

@@ -35,8 +35,7 @@ def passion(passion_pct: int, grade: str | None = None, rules: RulesLike = None)
     passion_pct : int
         The Passion % (>= 0).
     grade : str, optional
-        A difficulty grade when a rule names one (default ``[percentile.passions]
-        default_grade``, Standard).
+        A difficulty grade when a rule names one (default: the grades' default, Standard).
 
     Returns
     -------
@@ -53,9 +52,7 @@ def passion(passion_pct: int, grade: str | None = None, rules: RulesLike = None)
     >>> float(bl.percentile.passion(70)["critical"])
     0.07
     """
-    rules = resolve(rules)
-    grade = section(rules)["passions"]["default_grade"] if grade is None else grade
-    return tiers(check_skill("passion_pct", passion_pct), grade, rules)
+    return tiers(check_skill("passion_pct", passion_pct), grade, resolve(rules))
 
 
 def _skill_row(skill: str, rules: RulesLike) -> Mapping:

@@ -11,7 +11,9 @@ from typing import Any
 
 from ..rng import RNGLike
 from ..rules import Rules
+from .fight_metrics import WEAPON
 from .metrics import Measurement, Metric, distribution, mc_proportion
+from .rows import row
 
 __all__ = ["metrics"]
 
@@ -27,10 +29,16 @@ _SCALE = 0.2
 
 
 def _duel(rules: Rules, trials: int, seed: RNGLike, *, situation: str) -> Measurement:
-    """P(first wins) of the 70 vs 50 duel in one situation (RULES.md 3.3-3.4)."""
+    """P(first wins) of the 70 vs 50 duel in one situation (RULES.md 3.3-3.4). Both wield the
+    weapon at the bundled broadsword's position, given as its (damage, size), so that renamed
+    or translated weapons still compare (as :mod:`.fight_metrics`)."""
     from .. import percentile
-    a, b = (percentile.combatant(s, rules=rules) for s in DUEL)
-    sim = percentile.duel(a, b, trials=trials, seed=seed, rules=rules, progress=False,
+    a, b = DUEL
+    w = row(rules, "percentile.weapons.table", WEAPON,
+            f"duel.first_wins@{a}v{b},{situation}", column="key")
+    first, second = (percentile.combatant(s, weapon=(w["damage"], w["size"]), rules=rules)
+                     for s in DUEL)
+    sim = percentile.duel(first, second, trials=trials, seed=seed, rules=rules, progress=False,
                           **DUEL_SITUATIONS[situation])
     return mc_proportion(int(sim.result.totals["wins"][0]), sim.result)
 
@@ -58,7 +66,7 @@ def metrics() -> list[Metric]:
                section="percentile"),
         Metric("percentile.passion@70", "Passion roll at 70 % (tiers)", "probability", "exact",
                "distribution", lambda r: _series(percentile.passion(70, rules=r)),
-               section="percentile.passions"),
+               section="percentile.roll"),
     ]
     skill, will = CASTING
     for wound in ("minor", "serious"):

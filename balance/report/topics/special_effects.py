@@ -15,6 +15,7 @@ import pandas as pd
 
 from ... import percentile
 from ...labels import count, decimal
+from ...regression.rows import row
 from ...rules import Rules
 from ..model import Table
 from ._base import Context, fmt_estimate, make_section
@@ -79,7 +80,10 @@ def situations(rules: Rules) -> dict:
 
 
 def compute(rules: Rules, settings) -> dict:
-    a, b = (percentile.combatant(s, rules=rules) for s in SKILLS)
+    # the weapon at the bundled broadsword's position (a renamed table still works)
+    w = row(rules, "percentile.weapons.table", "broadsword", KEY, column="key")
+    a, b = (percentile.combatant(s, weapon=(w["damage"], w["size"]), rules=rules)
+            for s in SKILLS)
     table = percentile.duel_situations(a, b, situations(rules), trials=duel_trials(settings),
                                        seed=settings.seed, rules=rules,
                                        workers=settings.workers)
