@@ -23,7 +23,8 @@ from ..labels import decimal_mark, text, unit_name
 from ..rules import Rules, default_rules, plain, resolve
 
 __all__ = ["LEFT_OUT", "ALPHA", "compared_metrics", "compare_rules", "change_rows",
-           "change_rows_shown", "metrics_shown", "category_shown", "describe", "value_shown", "changed"]
+           "change_rows_shown", "metrics_shown", "category_shown", "describe",
+           "death_curves_table", "value_shown", "changed"]
 
 #: metrics left out of the report's comparisons (about 80 % of their Monte Carlo time);
 #: ``balance diff`` has them
@@ -59,6 +60,18 @@ def _row_changes(base: Any, new: Any, path: str = "") -> list[tuple[str, Any, An
                 out.append((f"{path}[{i + 1}]", plain(a), plain(b)))
         return out
     return [] if plain(base) == plain(new) else [(path, plain(base), plain(new))]
+
+
+def death_curves_table(snapshot) -> pd.DataFrame:
+    """The death-probability curves a snapshot stores, as a tidy frame (seconds, negative_hp,
+    wounds, probability) that :func:`balance.plots.death_curves` draws."""
+    curves = snapshot.curves.get("death_probability")
+    if not curves:
+        return pd.DataFrame(columns=["seconds", "negative_hp", "wounds", "probability"])
+    return pd.concat([pd.DataFrame({"seconds": curves["seconds"],
+                                    "negative_hp": curves["negative_hp"], "wounds": int(w),
+                                    "probability": p})
+                      for w, p in curves["wounds"].items()], ignore_index=True)
 
 
 def change_rows(rules: Rules, base: Rules | None = None) -> pd.DataFrame:
@@ -123,8 +136,6 @@ def compare_rules(rules: Rules, baseline: Any, *, trials: int, seed: int,
         names = [m.name for m in base.metrics]
         base_rules = default_rules() if base.fingerprint == default_rules().fingerprint \
             else None
-    from .diff import death_curves_table
-
     variant = take(rules, trials=base.trials, seed=independent_seed(base.seed), only=names)
     frame = compare_snapshots(base, variant, alpha=alpha)
     return {"frame": frame, "trials": variant.trials, "base_rules": base_rules,

@@ -13,6 +13,7 @@ import pandas as pd
 
 from .._atomic import write_file
 from ..regression.snapshot import Snapshot
+from .compare import death_curves_table
 
 __all__ = ["plot_death_curves", "death_curves_table", "diff_sections", "bundled_comparisons",
            "bundled_sections", "render", "write_html", "METHOD_NOTES"]
@@ -27,18 +28,6 @@ METHOD_NOTES = (
     "and the tests are conservative for changed rules; independent seeds meet the tests' "
     "assumption exactly.",
 )
-
-
-def death_curves_table(snapshot: Snapshot) -> pd.DataFrame:
-    """The death-probability curves a snapshot stores, as a tidy frame (seconds, negative_hp,
-    wounds, probability) that :func:`balance.plots.death_curves` draws."""
-    curves = snapshot.curves.get("death_probability")
-    if not curves:
-        return pd.DataFrame(columns=["seconds", "negative_hp", "wounds", "probability"])
-    return pd.concat([pd.DataFrame({"seconds": curves["seconds"],
-                                    "negative_hp": curves["negative_hp"], "wounds": int(w),
-                                    "probability": p})
-                      for w, p in curves["wounds"].items()], ignore_index=True)
 
 
 def plot_death_curves(base: Snapshot, variant: Snapshot, ax=None):
