@@ -69,3 +69,17 @@ def test_outcome_table_from_enumerated_faces_is_the_dice_distribution():
     assert table.tolist() == [c / 36 for c in counts]
     assert table.equals(bl.dice.distribution("2d6"))
 
+
+
+def test_rules_from_any_path_like(tmp_path):
+    # the explorers and every rules= argument take an os.PathLike, not only a str or a Path
+    import os
+
+    from balance.rules import resolve
+
+    class Where(os.PathLike):
+        def __fspath__(self):
+            return str(tmp_path / "v.toml")
+
+    (tmp_path / "v.toml").write_text("[injuries]\ndeath_threshold = 180\n", encoding="utf-8")
+    assert resolve(Where())["injuries"]["death_threshold"] == 180

@@ -324,13 +324,13 @@ def _locate(file: str | Path):
                      f"{', '.join(bundled_variants()) or 'none'})")
 
 
-def resolve(rules: Rules | str | Path | None) -> Rules:
+def resolve(rules: Rules | str | os.PathLike | None) -> Rules:
     """The ``rules=`` argument of every public function: None -> bundled defaults."""
     if rules is None:
         return default_rules()
     if isinstance(rules, Rules):
         return rules
-    if isinstance(rules, (str, Path)):
-        return load_rules(rules)
+    if isinstance(rules, (str, os.PathLike)):
+        return load_rules(rules if isinstance(rules, str) else Path(rules))
     raise ValueError(f"rules must be a balance Rules object, a rules file path or None; "
                      f"got {rules!r}")
