@@ -49,7 +49,7 @@ BASE: dict[tuple[str, ...], list[str]] = {
     ("tune",): ["--metric", "death.p@40s,6hp,1w", "--target", "0.1", "--vary",
                 "injuries.death_threshold", "--bounds", "176", "200"],
     ("sensitivity",): ["--metric", "death.p@40s,6hp,1w", "--vary", "injuries.die"],
-    ("recalibrate",): ["--levels", "5", "--trials", "100", "--families", "Wolf", "Ogre",
+    ("recalibrate",): ["--trials", "100", "--families", "Wolf", "Ogre",
                        "--held-out", "Ogre+Wolf"],
 }
 

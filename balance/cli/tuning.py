@@ -115,10 +115,12 @@ def _recalibrate(args) -> int:
     from ..guide.recalibration import recalibrate
     _check_save(args)
     from ..guide.recalibration import HELD_OUT_FAMILIES, TRAINING_FAMILIES
-    res = recalibrate(levels=args.levels, families=args.families or TRAINING_FAMILIES,
+    rules = load(args.rules)
+    levels = args.levels or [rules["party"]["level"]]
+    res = recalibrate(levels=levels, families=args.families or TRAINING_FAMILIES,
                       held_out=args.held_out or HELD_OUT_FAMILIES, trials=args.trials,
                       seed=args.seed, model=args.model, workers=args.workers,
-                      rules=load(args.rules))
+                      rules=rules)
     ratios = res.ratios.assign(guide_ratio=res.ratios["guide_ratio"].astype(str),
                                proposed_ratio=res.ratios["proposed_ratio"].astype(str))
     emit(ratios.drop(columns="group"), args.format,
@@ -173,8 +175,9 @@ def register(sub) -> None:
                        description="Fit one adversity ratio per creature so that calibration "
                                    "predicts the simulated party win rate; check it on "
                                    "held-out families (bl.encounters.recalibrate).")
-    p.add_argument("--levels", nargs="+", type=_level, default=[3, 5, 8],
-                   help="party levels (default 3 5 8)")
+    p.add_argument("--levels", nargs="+", type=_level, default=None,
+                   help="party levels (default: the rules' party level, 5; the Python "
+                        "function's default is 3 5 8)")
     p.add_argument("--model", choices=("creature", "ladder"), default="creature")
     p.add_argument("--families", nargs="+", type=_family, metavar="FAMILY",
                    help="training families, e.g. Wolf Goblin Ogre+Wolf (a lead creature, "
