@@ -234,7 +234,8 @@ def _steps(table: pd.DataFrame) -> pd.DataFrame:
                          "win_to": hi["party_win_rate"], "ko_from": lo["knockout_rate"],
                          "ko_to": hi["knockout_rate"], "monotone": win_falls and ko_rises,
                          "significant_reversal": bool(sig)})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=["level", "family", "from", "to", "win_from", "win_to",
+                                       "ko_from", "ko_to", "monotone", "significant_reversal"])
 
 
 def _reversals(g: pd.DataFrame) -> int:
