@@ -27,7 +27,7 @@ NOTEBOOKS["01_tuning_critical_injuries.ipynb"] = [
 
 A creature at negative HP is dying; when it is stabilised or healed it rolls
 `1d100 + (wounds + 1) × (seconds + negative HP)` on the critical-injury table, and a total of
-176 or more kills it (RULES.md 1.2). This notebook looks at what the bundled table does, then
+176 or more kills it (core rules, dying and critical injuries). This notebook looks at what the bundled table does, then
 tries a variant with the death threshold at 180."""),
     ("code", SETUP),
     ("md", "The table, with the English and French names and each injury's test modifier:"),
@@ -136,7 +136,7 @@ NOTEBOOKS["02_choosing_a_negotiation_rule.ipynb"] = [
 # 02 · Choosing a negotiation rule
 
 The seeds hold two price-negotiation rules: the core rules' **Psychology** Test with an ask of
-X % (RULES.md 1.5) and the GM guide's **Charisma** check (RULES.md 2.6). Which one should a
+X % (core rules, price negotiation) and the GM guide's **Charisma** check (GM guide, Charisma negotiation). Which one should a
 table use? This notebook compares what each gives a player."""),
     ("code", SETUP),
     ("md", "**What should I ask for with Psychology 12?** The outcome of one ask, and the best "
@@ -186,7 +186,7 @@ pd.DataFrame({
     "best ask (X/3)": [bl.negotiation.best_ask(p, rules=variant) for p in range(6, 21, 2)],
 }, index=pd.Index(range(6, 21, 2), name="psychology"))"""),
     ("md", "The regression tools compare whole rule sets, e.g. `balance diff bundled "
-           "charisma_negotiation` or `balance diff bundled my_variant.toml` (see the README)."),
+           "charisma_negotiation` or `balance diff bundled my_variant.toml` (see the how-to guide 'Compare variants' in the docs)."),
 ]
 
 NOTEBOOKS["03_calibrating_encounters.ipynb"] = [
@@ -194,8 +194,8 @@ NOTEBOOKS["03_calibrating_encounters.ipynb"] = [
 # 03 · Calibrating encounters
 
 The GM guide rates an encounter by its **calibration**: the sum of the creatures' adversity
-ratios minus the number of PCs, read as a challenge level (RULES.md 2.4). Does it predict how
-hard the fight is? We simulate fights of the default party (RULES.md 2.3) and compare."""),
+ratios minus the number of PCs, read as a challenge level (GM guide, encounters). Does it predict how
+hard the fight is? We simulate fights of the default party (GM guide, creature sheets and fights) and compare."""),
     ("code", SETUP),
     ("md", "The guide's example: a dragon (3/1) and two baby dragons (1/2) against 4 PCs."),
     ("code", "bl.encounters.calibration(['3/1', '1/2', '1/2'], pcs=4)"),
@@ -253,7 +253,7 @@ NOTEBOOKS["04_percentile_skills_and_weapons.ipynb"] = [
     ("md", """\
 # 04 · Comparing percentile skills and weapons
 
-The percentile rules (a Mythras digest, RULES.md 3): a d100 roll under the skill, with tiers
+The percentile rules (a Mythras digest): a d100 roll under the skill, with tiers
 (fumble, failure, success, critical), difficulty grades, opposed rolls and duels."""),
     ("code", SETUP),
     ("md", "**What does a 65 % skill give?** Exact tiers, then the same at a Hard grade:"),
