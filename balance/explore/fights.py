@@ -161,7 +161,7 @@ class EncounterExplorer(MonteCarloExplorer):
         pcs = len(creature_rules.party(self.level.value, rules=self.rules))
         calib = encounter_rules.calibration([s.adversity_ratio for s in sheets], pcs=pcs,
                                             rules=self.rules)
-        party = table.loc["party_win_rate"]
+        party = table.loc["party_win_rate"].to_dict()  # plain floats, for the type checker
         self.readout.value = (
             f"party wins <b>{_percent(party['estimate'])}</b> "
             f"[{_percent(party['ci_low'])}, {_percent(party['ci_high'])}]; rounds "
@@ -225,7 +225,7 @@ class DuelExplorer(MonteCarloExplorer):
                       names={"first_wins": f"first ({a} %) wins",
                              "second_wins": f"second ({b} %) wins"},
                       title="duel outcome (95 % intervals)")
-        rounds, win = result.table.loc["rounds"], result.table.loc["first_wins"]
+        rounds, win = result.table.loc["rounds"], result.table.loc["first_wins"].to_dict()
         self.readout.value = (
             f"first wins <b>{_percent(win['estimate'])}</b> [{_percent(win['ci_low'])}, "
             f"{_percent(win['ci_high'])}]; rounds <b>{rounds['estimate']:.2f}</b> "
