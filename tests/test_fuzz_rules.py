@@ -475,7 +475,7 @@ def test_percentile_twins(overlay, data):
 
 # --- snapshot and report on a sample ------------------------------------------------------------
 @pytest.mark.parametrize("rule_set", sorted(S.RULE_SETS))
-@fuzz(2)
+@fuzz(1)
 @given(data=st.data())
 def test_snapshot_and_report_compute(rule_set, data):
     from balance.regression import snapshot
@@ -526,7 +526,7 @@ def test_every_rules_command_is_fuzzed():
 
 
 @pytest.mark.parametrize("rule_set", sorted(S.RULE_SETS))
-@fuzz(6)
+@fuzz(3)
 @given(data=st.data())
 def test_valid_variants_run_every_command(rule_set, data, tmp_path_factory, baseline):
     """What `balance rules check` accepts, every command answers (exit 0, or 1 where a
