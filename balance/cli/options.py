@@ -173,15 +173,15 @@ def rule_files(entries: Sequence[str]) -> list[str]:
     return [e for e in entries if not isinstance(e, Setting)]
 
 
-def _overlay(rules, setting: Setting) -> dict:
-    """The nested overrides of one ``--set``: dotted keys, a number selects a table row
-    (from 1), and the whole table is replaced by its edited copy."""
+def _overlay(data: dict, setting: Setting) -> dict:
+    """The nested overrides of one ``--set`` on ``data`` (the rules as a plain dict, edited in
+    place so that the next ``--set`` of a run sees this one): dotted keys, a number selects a
+    table row (from 1), and the whole table is replaced by its edited copy."""
     from ..errors import RulesError, did_you_mean
 
     parts = setting.key.split(".")
     root: dict = {}
     node: Any = root
-    data: Any = rules.to_dict()
     for i, part in enumerate(parts[:-1]):
         if isinstance(data, list):
             break
@@ -195,6 +195,8 @@ def _overlay(rules, setting: Setting) -> dict:
         data = data.get(part) if isinstance(data, dict) else None
     else:
         node[parts[-1]] = setting.value
+        if isinstance(data, dict):
+            data[parts[-1]] = setting.value
         return root
     where = ".".join(parts[:len(parts) - len(rest)])
     target: Any = data
@@ -228,12 +230,29 @@ def load(entries: Sequence[str]):
     from ..rules import load_rules
 
     rules = load_rules()
-    for entry in entries:
+    run: list[Setting] = []
+    for entry in [*entries, None]:
         if isinstance(entry, Setting):
-            rules = rules.updated(_overlay(rules, entry), source=f"--set {entry}")
-        else:
+            run.append(entry)
+            continue
+        if run:  # consecutive --set values: one overlay, validated once (a row boundary moves)
+            data, merged = rules.to_dict(), {}
+            for setting in run:
+                _merge(merged, _overlay(data, setting))
+            rules = rules.updated(merged, source=" ".join(f"--set {s}" for s in run))
+            run = []
+        if entry is not None:
             rules = load_rules(entry, base=rules)
     return rules
+
+
+def _merge(into: dict, more: dict) -> None:
+    """Nested ``more`` into ``into`` (a table, a list, replaces what was there)."""
+    for key, value in more.items():
+        if isinstance(value, dict) and isinstance(into.get(key), dict):
+            _merge(into[key], value)
+        else:
+            into[key] = value
 
 
 def add_mc(p: argparse.ArgumentParser, trials: int | None, *, workers: bool = True) -> None:
