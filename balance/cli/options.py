@@ -173,7 +173,7 @@ def rule_files(entries: Sequence[str]) -> list[str]:
     return [e for e in entries if not isinstance(e, Setting)]
 
 
-def _overlay(data: dict, setting: Setting) -> dict:
+def _overlay(data: Any, setting: Setting) -> dict:
     """The nested overrides of one ``--set`` on ``data`` (the rules as a plain dict, edited in
     place so that the next ``--set`` of a run sees this one): dotted keys, a number selects a
     table row (from 1), and the whole table is replaced by its edited copy."""
@@ -236,7 +236,7 @@ def load(entries: Sequence[str]):
             run.append(entry)
             continue
         if run:  # consecutive --set values: one overlay, validated once (a row boundary moves)
-            data, merged = rules.to_dict(), {}
+            data, merged = rules.to_dict(), dict[str, Any]()
             for setting in run:
                 _merge(merged, _overlay(data, setting))
             rules = rules.updated(merged, source=" ".join(f"--set {s}" for s in run))
