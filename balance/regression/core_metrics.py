@@ -87,23 +87,27 @@ def delayed_rescue_sampler(n: int, rng: np.random.Generator, *, arrival: str, ne
     return {"rows": rows}
 
 
-def _mc_rows(rules: Rules, trials: int, seed: RNGLike, sampler) -> tuple[np.ndarray, object]:
+def _mc_rows(rules: Rules, trials: int, seed: RNGLike, sampler,
+             workers: Any = 1) -> tuple[np.ndarray, object]:
     from .. import montecarlo
     res = montecarlo.run(sampler, trials, seed=seed, rules=rules, progress=False,
-                         label="regression")
+                         label="regression", workers=workers)
     return np.asarray(res.totals["rows"]), res
 
 
-def _mc_death_point(rules: Rules, trials: int, seed: RNGLike, *, point) -> Measurement:
+def _mc_death_point(rules: Rules, trials: int, seed: RNGLike, *, point,
+                    workers: Any = 1) -> Measurement:
     s, hp, w = point
     rows, res = _mc_rows(rules, trials, seed, partial(injuries.injury_sampler, seconds=s,
-                                                      negative_hp=hp, wounds=w, rules=rules))
+                                                      negative_hp=hp, wounds=w, rules=rules),
+                         workers)
     return mc_proportion(int(rows[-1]), res)
 
 
-def _mc_rescue(rules: Rules, trials: int, seed: RNGLike, *, what: str) -> Measurement:
+def _mc_rescue(rules: Rules, trials: int, seed: RNGLike, *, what: str,
+               workers: Any = 1) -> Measurement:
     rows, res = _mc_rows(rules, trials, seed, partial(delayed_rescue_sampler, rules=rules,
-                                                      **RESCUE))
+                                                      **RESCUE), workers)
     if what == "death":
         return mc_proportion(int(rows[-1]), res)
     bands, counts = _severity_bands(rows, rules)

@@ -7,6 +7,7 @@ trials (``trials_scale``). Proportions record their counts, means their sum and 
 from __future__ import annotations
 
 from functools import partial
+from typing import Any
 
 from ..rng import RNGLike
 from ..rules import Rules
@@ -23,17 +24,19 @@ WEAPON = "broadsword"
 _SCALE = 0.2
 
 
-def _fight(rules: Rules, trials: int, seed: RNGLike, *, names, what: str, metric: str) -> Measurement:
+def _fight(rules: Rules, trials: int, seed: RNGLike, *, names, what: str, metric: str,
+           workers: Any = 1) -> Measurement:
     from ..guide import fights
     res = fights.simulate(creature_names(rules, names, metric), trials=trials, seed=seed,
-                          rules=rules).result
+                          workers=workers, rules=rules).result
     t = res.totals
     if what == "win":
         return mc_proportion(int(t["party_wins"]), res)
     return mc_mean(t["expected_deaths_sum"], t["expected_deaths_sumsq"], res)
 
 
-def _duel(rules: Rules, trials: int, seed: RNGLike, *, what: str, metric: str) -> Measurement:
+def _duel(rules: Rules, trials: int, seed: RNGLike, *, what: str, metric: str,
+          workers: Any = 1) -> Measurement:
     """Both duellists wield the weapon at the bundled broadsword's position, given as its
     (damage, size): a renamed or translated weapon (key, English and French) still compares."""
     from .. import percentile
@@ -42,7 +45,7 @@ def _duel(rules: Rules, trials: int, seed: RNGLike, *, what: str, metric: str) -
     weapon = (w["damage"], w["size"])
     sim = percentile.duel(percentile.combatant(a, weapon=weapon, rules=rules),
                           percentile.combatant(b, weapon=weapon, rules=rules), trials=trials,
-                          seed=seed, rules=rules, progress=False)
+                          seed=seed, rules=rules, progress=False, workers=workers)
     t = sim.result.totals
     if what == "outcome":
         return mc_counts(t["wins"], ("first wins", "second wins", "timeout"), sim.result)

@@ -108,7 +108,8 @@ class Metric:
     shape : "scalar", "proportion", "distribution" or "mean"
     compute : callable
         ``compute(rules) -> Measurement`` for exact metrics,
-        ``compute(rules, trials, seed) -> Measurement`` for Monte Carlo ones.
+        ``compute(rules, trials, seed, *, workers=1) -> Measurement`` for Monte Carlo ones
+        (``workers``: as :func:`balance.montecarlo.run`, the same result for any value).
     tolerance : float
         Changes whose size is at most this are ignored (for distributions: the largest
         change of one category's probability). A designer overrides it per comparison.

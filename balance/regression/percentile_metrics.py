@@ -28,7 +28,8 @@ DUEL_SITUATIONS: dict[str, dict[str, Any]] = {"surprise": {"surprise": "second"}
 _SCALE = 0.2
 
 
-def _duel(rules: Rules, trials: int, seed: RNGLike, *, situation: str) -> Measurement:
+def _duel(rules: Rules, trials: int, seed: RNGLike, *, situation: str,
+          workers: Any = 1) -> Measurement:
     """P(first wins) of the 70 vs 50 duel in one situation (RULES.md 3.3-3.4). Both wield the
     weapon at the bundled broadsword's position, given as its (damage, size), so that renamed
     or translated weapons still compare (as :mod:`.fight_metrics`)."""
@@ -39,7 +40,7 @@ def _duel(rules: Rules, trials: int, seed: RNGLike, *, situation: str) -> Measur
     first, second = (percentile.combatant(s, weapon=(w["damage"], w["size"]), rules=rules)
                      for s in DUEL)
     sim = percentile.duel(first, second, trials=trials, seed=seed, rules=rules, progress=False,
-                          **DUEL_SITUATIONS[situation])
+                          workers=workers, **DUEL_SITUATIONS[situation])
     return mc_proportion(int(sim.result.totals["wins"][0]), sim.result)
 
 

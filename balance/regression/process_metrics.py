@@ -26,17 +26,20 @@ CAMPAIGN: dict[str, Any] = {"fights": 10, "knockout_chance": 0.5, "arrival": "10
             "cunning": 12, "policy": "both"}
 
 
-def _rescue(rules: Rules, trials: int, seed: RNGLike, *, wounds: int) -> Measurement:
+def _rescue(rules: Rules, trials: int, seed: RNGLike, *, wounds: int,
+            workers: Any = 1) -> Measurement:
     from ..core import rescue
     sim = rescue.simulate(wounds=(wounds,), trials=trials, seed=seed, rules=rules,
-                          progress=False, **RESCUE)
+                          progress=False, workers=workers, **RESCUE)
     outcome = sim.result.totals["outcome"][0]
     return mc_proportion(int(outcome[-2] + outcome[-1]), sim.result)
 
 
-def _campaign(rules: Rules, trials: int, seed: RNGLike, *, what: str) -> Measurement:
+def _campaign(rules: Rules, trials: int, seed: RNGLike, *, what: str,
+              workers: Any = 1) -> Measurement:
     from ..core import campaign
-    sim = campaign.simulate(trials=trials, seed=seed, rules=rules, progress=False, **CAMPAIGN)
+    sim = campaign.simulate(trials=trials, seed=seed, rules=rules, progress=False,
+                            workers=workers, **CAMPAIGN)
     tot = sim.result.totals
     if what == "death":
         return mc_proportion(int(tot["deaths"].sum()), sim.result)
