@@ -28,7 +28,7 @@ import pandas as pd
 
 from ..errors import check_number
 from ..rules import Rules, resolve
-from .objective import objective
+from .objective import objective, one_cluster
 from .space import Knob, knob
 
 __all__ = ["Fitted", "fit", "MAX_RELAXED", "apply_values"]
@@ -78,7 +78,7 @@ def apply_values(knobs: Sequence[Knob], values: Sequence[float], rules: Rules) -
         return None
 
 
-def _targets(targets: Any, weights: Any, trials: int, seed: Any):
+def _targets(targets: Any, weights: Any, trials: int, seed: Any, workers: Any):
     if isinstance(targets, Mapping):
         pairs = list(targets.items())
     elif isinstance(targets, Sequence) and not isinstance(targets, str):
@@ -95,15 +95,16 @@ def _targets(targets: Any, weights: Any, trials: int, seed: Any):
     if len(weights) != len(pairs):
         raise ValueError(f"weights must give one weight per target ({len(pairs)}), "
                          f"got {len(weights)}")
-    objs = [objective(m, trials=trials, seed=seed) for m, _ in pairs]
+    objs = [objective(m, trials=trials, seed=seed, workers=workers) for m, _ in pairs]
     goals = [check_number("target", t) for _, t in pairs]
     ws = [check_number("weight", w, min=0) for w in weights]
     return objs, goals, ws
 
 
+@one_cluster
 def fit(targets: Any, vary: str | Sequence[str], *, bounds: Mapping | None = None,
         weights: Any = None, rules: Rules | str | None = None, trials: int = 20_000,
-        seed: int = 0) -> Fitted:
+        seed: int = 0, workers: Any = 1) -> Fitted:
     """Rule values whose metrics come closest to several targets (weighted least squares).
 
     Parameters
@@ -116,6 +117,14 @@ def fit(targets: Any, vary: str | Sequence[str], *, bounds: Mapping | None = Non
         Per key; default its ``[limits]``.
     weights : list or {metric: weight}, optional
         Default 1 for every target.
+    rules : Rules, path or None
+        The rules to start from (default: bundled).
+    trials, seed : Monte Carlo catalogue metrics: trials per evaluation, the one master seed
+        (every evaluation from the same stream: common random numbers).
+    workers : int, "dask" or dask.distributed.Client, default 1
+        Every Monte Carlo run goes through :func:`balance.montecarlo.run` with these workers
+        (``"dask"``: one LocalCluster for the whole fit); exact metrics ignore it. The fit is
+        the same for any value (:mod:`balance.tune.objective`).
 
     Returns
     -------
@@ -137,7 +146,7 @@ def fit(targets: Any, vary: str | Sequence[str], *, bounds: Mapping | None = Non
     if unknown:
         raise ValueError(f"bounds: {', '.join(sorted(unknown))} is not in vary")
     knobs = [knob(k, bounds=bounds.get(k), rules=rules) for k in keys]
-    objs, goals, ws = _targets(targets, weights, trials, seed)
+    objs, goals, ws = _targets(targets, weights, trials, seed, workers)
     sw = np.sqrt(np.array(ws, dtype=float))
     cache: dict[tuple, np.ndarray | None] = {}
 

@@ -34,7 +34,7 @@ from ..errors import check_choice, check_integer, check_number
 from ..rng import RNGLike, as_seed_sequence
 from ..rules import Rules, resolve
 from .fit import apply_values
-from .objective import objective
+from .objective import objective, one_cluster
 from .space import knob
 
 __all__ = ["Sensitivity", "sensitivity", "sobol_indices"]
@@ -107,10 +107,11 @@ def sobol_indices(func: Callable[[np.ndarray], np.ndarray], names: Sequence[str]
                          "ST": si["ST"], "ST_conf": si["ST_conf"]})
 
 
+@one_cluster
 def sensitivity(metric: Any, vary: Sequence[str], *, method: str = "oat", step: float = 0.05,
                 span: float = 0.2, bounds: Mapping | None = None, n: int = 256,
                 rules: Rules | str | None = None, trials: int = 20_000,
-                seed: int = 0) -> Sensitivity:
+                seed: int = 0, workers: Any = 1) -> Sensitivity:
     """How much each key of ``vary`` moves ``metric`` (see the module text).
 
     Parameters
@@ -126,6 +127,11 @@ def sensitivity(metric: Any, vary: Sequence[str], *, method: str = "oat", step: 
         ``{key: (low, high)}``), base sample size (a power of two).
     trials, seed : Monte Carlo catalogue metrics (one seed: common random numbers); ``seed``
         also drives the Sobol sample.
+    workers : int, "dask" or dask.distributed.Client, default 1
+        Each evaluation (the two ends of every key, or every Sobol sample row) runs its Monte
+        Carlo trials through :func:`balance.montecarlo.run` with these workers (``"dask"``:
+        one LocalCluster for the whole analysis); exact metrics ignore it. The table is the
+        same for any value.
 
     Returns
     -------
@@ -143,7 +149,7 @@ def sensitivity(metric: Any, vary: Sequence[str], *, method: str = "oat", step: 
         raise ValueError(f"vary must name one or more distinct keys, got {vary!r}")
     bounds = dict(bounds or {})
     knobs = [knob(k, bounds=bounds.get(k), rules=rules) for k in keys]
-    obj = objective(metric, trials=trials, seed=seed)
+    obj = objective(metric, trials=trials, seed=seed, workers=workers)
     if method == "oat":
         step = check_number("step", step, min=1e-9, max=10)
         base = obj(rules).estimate
