@@ -41,7 +41,7 @@ import pandas as pd
 
 from ..errors import check_number
 from ..rules import Rules, resolve
-from .objective import Objective, Point, objective
+from .objective import Objective, Point, objective, one_cluster
 from .space import Knob, knob
 
 __all__ = ["Tuned", "solve", "MAX_SCAN", "GRID"]
@@ -219,8 +219,10 @@ def _curve(s: _Search, mc: bool, target: float) -> pd.DataFrame:
     return frame
 
 
+@one_cluster
 def solve(metric: Any, target: float, vary: str, *, bounds: Any = None,
-          rules: Rules | str | None = None, trials: int = 20_000, seed: int = 0) -> Tuned:
+          rules: Rules | str | None = None, trials: int = 20_000, seed: int = 0,
+          workers: Any = 1) -> Tuned:
     """The value of ``vary`` whose ``metric`` is closest to ``target`` (see the module text).
 
     Parameters
@@ -238,6 +240,10 @@ def solve(metric: Any, target: float, vary: str, *, bounds: Any = None,
     rules : Rules, path or None
         The rules to start from (default: bundled).
     trials, seed : Monte Carlo catalogue metrics: trials per candidate, the one master seed.
+    workers : int, "dask" or dask.distributed.Client, default 1
+        Every candidate's Monte Carlo run goes through :func:`balance.montecarlo.run` with
+        these workers (``"dask"``: one LocalCluster for the whole search); exact metrics ignore
+        it. The answer and the curve are the same for any value (:mod:`balance.tune.objective`).
 
     Returns
     -------
@@ -258,7 +264,7 @@ def solve(metric: Any, target: float, vary: str, *, bounds: Any = None,
     rules = resolve(rules)
     target = check_number("target", target)
     k = knob(vary, bounds=bounds, rules=rules)
-    obj = objective(metric, trials=trials, seed=seed)
+    obj = objective(metric, trials=trials, seed=seed, workers=workers)
     s = _Search(k, obj)
     lo, hi = k.bounds
     if k.integer:
