@@ -80,7 +80,7 @@ def _tune(args) -> int:
     rules = load(args.rules)
     res = solve(args.metric, target=args.target, vary=args.vary,
                 bounds=tuple(args.bounds) if args.bounds else None, rules=rules,
-                trials=args.trials, seed=args.seed)
+                trials=args.trials, seed=args.seed, workers=args.workers)
     if args.curve:
         emit(res.curve, args.format, title=f"{res.metric} over {res.key} ({res.method})")
     else:
@@ -102,7 +102,8 @@ def _sensitivity(args) -> int:
         from .._atomic import check_output_file
         check_output_file("--plot", args.plot)
     res = sensitivity(args.metric, args.vary, method=args.method, step=args.step, n=args.n,
-                      rules=load(args.rules), trials=args.trials, seed=args.seed)
+                      rules=load(args.rules), trials=args.trials, seed=args.seed,
+                      workers=args.workers)
     emit(res.table, args.format, title=f"sensitivity of {res.metric} ({res.method})")
     if args.plot:
         from ..plots import save
@@ -151,7 +152,7 @@ def register(sub) -> None:
     p.add_argument("--force", action="store_true", help="replace an existing --save file")
     p.add_argument("--curve", action="store_true", help="print every value tried instead")
     add_rules(p)
-    add_mc(p, 20_000, workers=False)
+    add_mc(p, 20_000)
     add_format(p)
     p.set_defaults(func=_tune)
 
@@ -167,7 +168,7 @@ def register(sub) -> None:
                    help="Sobol base sample, a power of two (default 256)")
     p.add_argument("--plot", type=path_arg, metavar="FILE", help="write the tornado chart")
     add_rules(p)
-    add_mc(p, 20_000, workers=False)
+    add_mc(p, 20_000)
     add_format(p)
     p.set_defaults(func=_sensitivity)
 
