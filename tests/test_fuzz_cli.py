@@ -101,6 +101,8 @@ KIND_OF = {
     ("duel", "skill"): "skill_pair", ("duel", "other_skill"): "skill_pair", ("duel", "weapon"): "name",
     ("duel", "armour"): "natural", ("duel", "shield"): "name", ("duel", "other_weapon"): "name",
     ("duel", "other_shield"): "name", ("duel", "other_armour"): "natural",
+    ("duel", "surprise"): "choice", ("duel", "charge"): "choice", ("duel", "policy"): "name",
+    ("duel", "other_policy"): "name",
     ("weapons", "skill"): "skill", ("weapons", "against"): "skill",
     ("weapons", "weapons"): "name", ("weapons", "armour"): "natural",
     ("campaign", "fights"): "count", ("campaign", "knockout_chance"): "fraction",
