@@ -191,7 +191,7 @@ def test_rules_check_numbers_rows_from_1_as_set_does(capsys, tmp_path):
                        "1", "--set", "injuries.table.1.high=12", "--set",
                        "injuries.table.2.low=13", "--format", "json")
     assert code == 0
-    assert json.loads(out)[0]["probability"] == pytest.approx(
+    assert json.loads(out)[0]["death_probability"] == pytest.approx(
         bl.injuries.death_probability(40, 6, 1, rules=rules))
 
 

@@ -9,13 +9,25 @@ from typing import Any
 
 from .options import add_format, add_rules, emit, load, path_arg
 from ..rules import plain
-from ..text import plain_data
+from ..text import plain_data, plain_text
 
 __all__ = ["register"]
 
 #: widest cell of ``rules show`` in table output (longer values end with "…"; JSON and CSV
 #: keep them whole)
 CELL = 40
+#: widest line of ``rules show`` in table output: a wide table is printed in blocks of
+#: columns, each block repeating the table's first column
+WIDTH = 100
+#: a table row's number in a rules key (``injuries.table[0].high``): shown from 1, as
+#: ``--set injuries.table.1.high=...`` and the validator's "row 1 (Dazed)" count
+_ROW = __import__("re").compile(r"\[(\d+)\]")
+
+
+def set_key(key: str) -> str:
+    """A changed value's key as ``--set`` takes it: rows counted from 1
+    (``injuries.table[0].high`` -> ``injuries.table.1.high``)."""
+    return _ROW.sub(lambda m: f".{int(m.group(1)) + 1}", key)
 
 
 def rules_value_text(value: Any) -> str:
@@ -33,10 +45,12 @@ def _check(args) -> int:
     rules = load(args.files)
     base = default_rules()
     frame = rule_changes(rules, base)
+    frame["key"] = frame["key"].map(set_key)
     frame["bundled"] = frame["bundled"].map(rules_value_text)
     frame["variant"] = frame["variant"].map(rules_value_text)
     title = (f"ok: {' + '.join(args.files)}\nfingerprint {rules.fingerprint} "
-             f"(bundled {base.fingerprint}); {len(frame)} value(s) changed")
+             f"(bundled {base.fingerprint}); {len(frame)} "
+             f"{'value' if len(frame) == 1 else 'values'} changed")
     if args.format == "table" and frame.empty:
         print(title)
         return 0
@@ -60,6 +74,68 @@ def _is_table(value: Any) -> bool:
 
 def _cut(text: str, width: int = CELL) -> str:
     return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def _spread(frame):
+    """A table's columns of mappings (a creature's ``stats``) as one column per key
+    (``stats.STR``...), in the mappings' order."""
+    import pandas as pd
+
+    columns = {}
+    for name in frame.columns:
+        cells = list(frame[name])
+        if cells and all(isinstance(v, Mapping) for v in cells if v is not None) \
+                and any(isinstance(v, Mapping) for v in cells):
+            keys = list(dict.fromkeys(k for v in cells if v is not None for k in v))
+            for k in keys:
+                columns[f"{name}.{k}"] = [None if v is None else v.get(k) for v in cells]
+        else:
+            columns[name] = cells
+    return pd.DataFrame(columns)
+
+
+def _cells(frame) -> list[tuple[str, list[str], bool]]:
+    """Each column as (header, its cells as text of at most :data:`CELL` characters,
+    right-aligned: numbers)."""
+    out = []
+    for name in frame.columns:
+        cells = ["" if v is None or v != v else _cut(plain_text(rules_value_text(v)))
+                 for v in frame[name]]
+        numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                      for v in frame[name] if v is not None)
+        out.append((plain_text(str(name)), cells, numeric))
+    return out
+
+
+def table_lines(frame, width: int = WIDTH) -> list[str]:
+    """A table as aligned text lines of at most ``width`` characters (cells cut at
+    :data:`CELL`): as many columns as fit, then the next block of columns, each block starting
+    with the first column again."""
+    columns = _cells(frame)
+    sized = [(h, c, num, max([len(h), *map(len, c)])) for h, c, num in columns]
+    if not sized:
+        return []
+    first, rest = sized[0], sized[1:]
+    blocks: list[list] = []
+    for column in rest or [None]:
+        if column is None:
+            blocks.append([first])
+            break
+        if blocks and sum(w + 2 for *_, w in blocks[-1]) + column[3] <= width:
+            blocks[-1].append(column)
+        else:
+            blocks.append([first, column])
+    lines: list[str] = []
+    for i, block in enumerate(blocks):
+        if i:
+            lines.append("")
+
+        def cell(text: str, numeric: bool, w: int) -> str:
+            return text.rjust(w) if numeric else text.ljust(w)
+        lines.append("  ".join(cell(h, num, w) for h, _, num, w in block).rstrip())
+        for r in range(len(first[1])):
+            lines.append("  ".join(cell(c[r], num, w) for _, c, num, w in block).rstrip())
+    return lines
 
 
 def _show(args) -> int:
@@ -86,18 +162,19 @@ def _show(args) -> int:
         elif _is_table(value):
             tables.append((path, value))
         else:
-            values.append((path, _cut(rules_value_text(value), 2 * CELL)))
-    print(title)
+            values.append((path, rules_value_text(value)))
+    print(plain_text(title))
     if values:
-        emit(pd.DataFrame(values, columns=["key", "value"]), "table")
+        key_width = max(len("key"), *(len(k) for k, _ in values))
+        room = max(WIDTH - key_width - 2, CELL // 2)
+        print(f"{'key':<{key_width}}  value")
+        for key, value in values:
+            print(f"{plain_text(key):<{key_width}}  {_cut(plain_text(value), room)}")
+    if tables:
+        print("\n(each table as CSV: balance rules export KEY --csv FILE)")
     for path, rows in tables:
-        frame = rules.table(path)
-        for column in frame.columns:
-            frame[column] = frame[column].map(
-                lambda v: "" if v is None or v != v else _cut(rules_value_text(v)))
-        print()
-        emit(frame, "table", title=f"{path} ({len(rows)} rows; balance rules export {path} "
-                                   "--csv FILE for a spreadsheet)")
+        print(f"\n{plain_text(path)} ({len(rows)} rows)")
+        print("\n".join(table_lines(_spread(rules.table(path)))))
     return 0
 
 
