@@ -121,6 +121,29 @@ def test_out_dot_in_a_project_is_refused(capsys, tmp_path, monkeypatch, no_work)
 
 
 @pytest.mark.parametrize("force", [[], ["--force"]])
+def test_out_in_a_missing_folder_is_refused_not_created(capsys, tmp_path, force, no_work):
+    """A typo in --out's parent is refused in one line naming --out; no folder is made."""
+    out = tmp_path / "typo" / "deeper" / "r"
+    code, stdout, err = run(capsys, "report", "--out", out, *FAST, *force)
+    assert code == 2 and stdout == "" and len(err.splitlines()) == 1
+    assert err.startswith(f"balance: error: --out {out}: ")
+    assert f"the folder {out.parent} does not exist" in err
+    assert os.listdir(tmp_path) == []
+    import balance as bl
+    with pytest.raises(ValueError, match="does not exist"):
+        bl.report.build_report(out=tmp_path / "typo" / "r", topics=["assumptions"],
+                               progress=False)
+    assert os.listdir(tmp_path) == []
+
+
+def test_the_default_reports_folder_is_still_made(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "report", *FAST)
+    assert code == 0, err
+    assert (tmp_path / "reports" / "default" / "index.html").is_file()
+
+
+@pytest.mark.parametrize("force", [[], ["--force"]])
 def test_out_naming_a_file_is_refused_even_with_force(capsys, tmp_path, monkeypatch, force,
                                                       no_work):
     monkeypatch.chdir(tmp_path)

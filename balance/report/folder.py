@@ -34,6 +34,9 @@ MAX_MARKER_BYTES = 1_000_000
 MAX_MARKER_FILES = 10_000
 #: foreign entries named in a refusal
 SHOWN = 5
+#: the default reports' parent folder (``reports/<name>``, relative to the working folder):
+#: the only missing parent a report makes; any other must exist (a typo is not a new tree)
+DEFAULT_PARENT = "reports"
 
 
 @dataclass(frozen=True)
@@ -129,11 +132,26 @@ def check_report_folder(out: str | os.PathLike, *, force: bool = False,
         One line naming ``what`` (the argument): ``out`` is not a folder (a file, a FIFO, a
         device: even with ``force``), or holds files that are not an earlier report (unless
         ``force``), or, with ``force``, a report file's name is taken by something that is not
-        a regular file.
+        a regular file; or the folder ``out`` is in does not exist (only the default
+        :data:`DEFAULT_PARENT` folder is made when missing: a typo never creates a tree).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> check_report_folder(root / "new").state
+    'absent'
+    >>> check_report_folder(root / "typo" / "new", what="--out")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: --out .../typo/new: the folder .../typo does not exist; create it first ...
     """
     shown = _plain(_named(what, out))
     check_output_folder(what, out)
     path = Path(out).resolve()
+    parent = path.parent
+    if not os.path.isdir(parent) and parent != Path(DEFAULT_PARENT).resolve():
+        raise ValueError(f"{shown}: the folder {_plain(str(Path(out).parent))} does not exist; "
+                         f"create it first or choose another {what or 'out'}")
     recover_folder(path)
     folder = inspect_folder(path)
     if folder.state != "foreign":
