@@ -29,7 +29,7 @@ __all__ = ["price_change", "ask_outcomes", "ask_table", "best_ask", "negotiated_
            "negotiation_sampler", "simulate"]
 
 _LIMIT = 10_000
-#: Largest ask X (in %) the functions accept (RULES.md §1.5 only needs ``X > 0``): an input
+#: Largest ask X (in %) the functions accept (core rules, negotiation: only ``X > 0``): an input
 #: bound, also the end of the whole asks :func:`best_ask` and :func:`ask_table` search.
 MAX_ASK = 1000
 
@@ -40,7 +40,7 @@ def _ask(ask) -> Fraction:
 
 
 def _effective(psychology, modifier) -> int:
-    """``C' = psychology + modifier`` (RULES.md §1.1), each checked."""
+    """``C' = psychology + modifier`` (core rules, Tests), each checked."""
     return check_integer("psychology", psychology, min=-_LIMIT, max=_LIMIT) \
         + check_integer("modifier", modifier, min=-_LIMIT, max=_LIMIT)
 
@@ -204,7 +204,7 @@ def _max_useful_ask(psychology, modifier, rules: Rules) -> int:
 
 def _whole_ask_payoffs(c: int, asks: np.ndarray, rules: Rules) -> np.ndarray:
     """``die x`` the expected change of each whole ask of ``asks`` at ``C' = c``, as exact
-    integers, over all the die's faces at once (RULES.md §1.5).
+    integers, over all the die's faces at once (core rules, negotiation).
 
     For whole S.P. and X, ``S.P. >= X / d`` iff ``S.P. >= ceil(X / d)``: the successful points,
     sorted, split at the two thresholds into the full ones (each paying X) and the partial ones

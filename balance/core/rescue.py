@@ -279,7 +279,7 @@ def _death_by_arrival(times: np.ndarray, p: RescuePlan, w: int, rules: Rules) ->
 
 def _roll_outcomes(k_pmf: np.ndarray, rules: Rules) -> tuple[np.ndarray, float]:
     """``(P(each table row), P(death on the roll))`` of ``1d{die} + k`` for ``k`` distributed
-    as ``k_pmf`` over ``0 .. death_threshold`` (RULES.md 1.2), by cumulative sums."""
+    as ``k_pmf`` over ``0 .. death_threshold`` (core rules, critical injuries), by cumulative sums."""
     inj = rules["injuries"]
     die, threshold = inj["die"], inj["death_threshold"]
     cum = np.concatenate([[0.0], np.cumsum(k_pmf)])  # cum[j] = P(k < j)

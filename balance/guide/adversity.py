@@ -31,7 +31,8 @@ __all__ = ["Calibration", "EncounterAdvice", "parse_ratio", "ladder", "base_rati
 
 
 class EncounterAdvice(UserWarning):
-    """A GM-guide recommendation an encounter does not follow (RULES.md §2.4)."""
+    """A GM-guide recommendation an encounter does not follow (GM guide, adversity ratio
+    and calibration)."""
 
 
 class Calibration(NamedTuple):

@@ -30,7 +30,7 @@ __all__ = ["CreatureSheet", "sheet", "creature", "bestiary", "summary_table", "p
 
 @dataclass(frozen=True)
 class CreatureSheet:
-    """A creature (or PC) at one level: the guide's formulas applied (RULES.md §2.2).
+    """A creature (or PC) at one level: the guide's formulas applied (GM guide, creature sheet).
 
     ``adversity_ratio`` is a Fraction (``None`` for a PC). ``attack``, ``damage`` (dice),
     ``damage_bonus``, ``roll_bonus``, ``damage_type``, ``targets`` (PCs one attack hits),
@@ -161,7 +161,8 @@ def _build(name: str, level: int, base_hp: int, size: str, kind: str, stats: dic
 
 def _set_ratio(name: str, rules: Rules) -> Fraction | None:
     """The ratio ``encounters.creature_ratios`` sets for the creature called ``name`` (English
-    or French bestiary name), or None (RULES.md 2.4 then gives it from size, kind, stat sum)."""
+    or French bestiary name), or None (then the GM guide, adversity ratio and calibration,
+    gives it from size, kind, stat sum)."""
     rows = rules["encounters"].get("creature_ratios", ())
     if not rows:
         return None

@@ -27,7 +27,7 @@ __all__ = ["weapon_cost", "damage_cost", "equipment_cost", "roll_upgrade_cost",
            "bonus_upgrade_cost", "damage_upgrade_cost", "resale_price", "negotiated_price",
            "charisma_negotiation", "bonus_caps", "OUTCOMES"]
 
-#: outcomes of a d20 check, worst first (RULES.md §2.3)
+#: outcomes of a d20 check, worst first (GM guide, checks and attacks)
 OUTCOMES = ("critical_failure", "failure", "success", "critical_success")
 
 
@@ -509,7 +509,7 @@ def charisma_negotiation(price: int, charisma: int, difficulty: int, *, selling:
 
 
 def _check_outcome(face: int, modifier: int, difficulty: int, chk) -> str:
-    """Outcome of a d20 check, rolled over (RULES.md §2.3)."""
+    """Outcome of a d20 check, rolled over (GM guide, checks and attacks)."""
     if face == chk["critical_failure"]:
         return "critical_failure"
     if face == chk["critical_success"]:

@@ -1,5 +1,5 @@
 """Better adversity ratios, fitted to the fight simulation (GM guide, adversity ratio and
-calibration; RULES.md §2.4, last point). Exposed as ``bl.encounters.recalibrate``.
+calibration; GM guide, adversity ratio and calibration, last point). Exposed as ``bl.encounters.recalibrate``.
 
 The guide's calibration orders difficulty within a kind of encounter but not across kinds
 (:func:`balance.fights.calibration_check`). :func:`recalibrate` simulates encounters of

@@ -1,4 +1,4 @@
-"""Weakness and resistance (GM guide, d20 checks and attacks; RULES.md 2.3).
+"""Weakness and resistance (GM guide, d20 checks and attacks).
 
 Exploiting a weakness gives +3 to the attack, attacking a resistance -3 (``[fights]
 weakness_bonus`` and ``resistance_penalty``); the same adjustment counts in any margin-based

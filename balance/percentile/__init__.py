@@ -1,4 +1,4 @@
-"""Percentile rules (a Mythras digest, RULES.md 3): d100 tiers, contests, characters, duels.
+"""The percentile rules (a Mythras digest): d100 tiers, contests, characters, duels.
 
 >>> import balance as bl
 >>> float(bl.percentile.tiers(65)["success"])
@@ -49,11 +49,11 @@ __all__ = [
     # magic
     "abilities_known", "best_source", "location_source", "veneration_source",
     "casting_conditions",
-    # RULES.md 3.4: passions, magic skills, casting while hurt, stacking, magic points
+    # percentile rules, magic: passions, magic skills, casting while hurt, stacking, magic points
     "passion", "magic_skill_base", "willpower_check", "casting_tiers", "casting_chance",
     "intensity", "applying_effects", "sacrifice_source", "best_source_distribution",
     "recovery_hours", "periods_to_recover",
-    # RULES.md 3.4: special effects and the policies that spend them
+    # percentile rules, special effects: the effects and the policies that spend them
     "special_effects", "situation", "spend_effects", "policy", "ListPolicy",
     "duel_situations", "SITUATIONS",
 ]

@@ -1,4 +1,4 @@
-"""Shared helpers of the percentile package: reading RULES.md section 3 from rules data."""
+"""Shared helpers of the percentile package: reading the percentile rules from rules data."""
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -15,7 +15,7 @@ __all__ = ["TIERS", "FUMBLE", "FAILURE", "SUCCESS", "CRITICAL", "Grade", "sectio
 
 RulesLike = Rules | str | None
 
-#: tier codes, in order of quality (the structure of RULES.md 3.1; their names are data)
+#: tier codes, in order of quality (the structure of the percentile rules, skill roll; their names are data)
 FUMBLE, FAILURE, SUCCESS, CRITICAL = 0, 1, 2, 3
 TIERS = ("fumble", "failure", "success", "critical")
 

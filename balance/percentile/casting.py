@@ -1,7 +1,8 @@
-"""Passions, magic skills and casting while hurt (percentile rules, RULES.md 3.4): exact answers.
+"""Passions, magic skills and casting while hurt (percentile rules, passions;
+magic: casting while hurt): exact answers.
 
 One roll decides each of these, so every answer is an exact distribution over the d100 faces
-(the tiers of RULES.md 3.1), never a simulation.
+(the tiers of the percentile rules, skill roll), never a simulation.
 
 >>> import balance as bl
 >>> bl.percentile.magic_skill_base("folk_magic", {"POW": 12, "CHA": 9})

@@ -1,4 +1,5 @@
-"""Characteristics and derived attributes (RULES.md 3.2): functions and exact distributions.
+"""Characteristics and derived attributes (percentile rules, characteristics and derived
+attributes): functions and exact distributions.
 
 Every function takes the *sum* of the characteristics it reads (``action_points(INT + DEX)``),
 as a scalar or an integer array, and continues the open-ended bands past the printed tables.
@@ -153,8 +154,10 @@ def _dm_position(x: np.ndarray, rules: RulesLike) -> np.ndarray:
 def damage_modifier_step(position: int, rules: RulesLike = None) -> str:
     """The damage modifier at step ``position`` of the progression (0 = the first row).
 
-    Past the table, the progression continues (RULES.md 3.2, assumed reading): d2, d4, d6, d8
-    are added in turn to N d10, then one more d10 (``+2d10+1d2``, ``+2d10+1d4``, ... ``+3d10``).
+    Past the table, the progression continues ("each +10 after that continues the progression",
+    percentile rules, damage modifier; the steps are assumed,
+    ``percentile.damage_modifier.continuation``): d2, d4, d6, d8 are added in turn to N d10, then
+    one more d10 (``+2d10+1d2``, ``+2d10+1d4``, ... ``+3d10``).
     """
     position = check_integer("position", position, min=0)
     spec = _spec("damage_modifier", rules)
@@ -174,7 +177,8 @@ def damage_modifier_step(position: int, rules: RulesLike = None) -> str:
 
 def damage_modifier(str_siz: IntLike, steps: int = 0,
                     rules: RulesLike = None) -> str | np.ndarray:
-    """Damage modifier (a dice expression such as ``"+1d4"``) from STR+SIZ (RULES.md 3.2).
+    """Damage modifier (a dice expression such as ``"+1d4"``) from STR+SIZ (percentile rules,
+    damage modifier).
 
     ``steps`` moves along the progression (a charge: +1; a quadruped's charge: +2).
     Arrays give an object array of expressions.
@@ -240,7 +244,8 @@ def _sum_expression(inputs: Sequence[str], rules: RulesLike) -> str:
 
 
 def human_distribution(attribute: str, rules: RulesLike = None) -> pd.Series:
-    """Exact distribution of a characteristic or attribute over rolled humans (RULES.md 3.2).
+    """Exact distribution of a characteristic or attribute over rolled humans (percentile
+    rules, characteristics and derived attributes).
 
     Characteristics are rolled with the dice of ``[percentile.humans]`` (3d6, 2d6+6); sums such
     as INT+DEX are convolved exactly (:mod:`balance.dice`).

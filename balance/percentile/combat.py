@@ -1,4 +1,4 @@
-"""Combat rules as functions (RULES.md 3.3): initiative, parry by size, knockback, charges.
+"""Combat rules as functions (percentile rules, combat): initiative, parry by size, knockback, charges.
 
 >>> import balance as bl
 >>> int(bl.percentile.parry_blocked(7, "Medium", "Small"))
@@ -46,7 +46,7 @@ def initiative(dex_int: int, armour_enc: int = 0, *, surprised: bool = False,
 
 def parry_blocked(damage, attack_size: object, parry_size: object,
                   rules: RulesLike = None) -> np.ndarray:
-    """Damage a successful parry blocks (RULES.md 3.3): all when the parrying item is the same
+    """Damage a successful parry blocks (percentile rules, combat): all when the parrying item is the same
     size or larger, half (rounded in the defender's favour) when one size smaller, nothing when
     two or more smaller."""
     rules = resolve(rules)
@@ -88,7 +88,7 @@ def harder_grade(grade: str | None, steps: int = 1, rules: RulesLike = None) -> 
 
 def charge(combat_style: int, str_siz: int, size: object, *, grade: str | None = None,
            quadruped: bool = False, rules: RulesLike = None) -> pd.Series:
-    """A charging attack (RULES.md 3.3): one grade harder, damage modifier one step up (two for
+    """A charging attack (percentile rules, combat): one grade harder, damage modifier one step up (two for
     a quadruped), weapon size +1 (``size``: the weapon's size name).
 
     Returns

@@ -1,4 +1,5 @@
-"""Contests: opposed and differential rolls, with the over-100 rule (RULES.md 3.1).
+"""Contests: opposed and differential rolls, with the over-100 rule (percentile rules, opposed
+and differential rolls).
 
 Order of modifiers (our reading): each side's difficulty grade first, then the over-100 rule on
 the graded skills (the skills actually rolled). Exact, by enumerating the die x die roll pairs.
@@ -57,8 +58,8 @@ def opposed_outcome(tier1, roll1, tier2, roll2, rules: RulesLike = None) -> np.n
 def effects_won(tier1, tier2, rules: RulesLike = None) -> np.ndarray:
     """Special effects of a differential roll, signed (+ first side, - second side).
 
-    RULES.md 3.1: the margin between the tiers' values (fumble 0, failure 1, success 2,
-    critical 3), won by the better side, so failure vs fumble gives the failing side 1 and
+    Percentile rules, differential rolls: the margin between the tiers' values (fumble 0, failure 1,
+    success 2, critical 3), won by the better side, so failure vs fumble gives the failing side 1 and
     critical vs fumble 3; capped at ``contest.max_effects``. The rules switch
     ``contest.winner_must_succeed = true`` restores the earlier reading: a side that did not
     succeed wins none (failure vs fumble gives 0).
@@ -102,7 +103,7 @@ def _pair_grid(first: int, second: int, first_grade: str | None, second_grade: s
 
 def opposed(first: int, second: int, *, first_grade: str | None = None,
             second_grade: str | None = None, rules: RulesLike = None) -> pd.Series:
-    """Exact opposed roll between two skills (RULES.md 3.1), with the over-100 rule.
+    """Exact opposed roll between two skills (percentile rules, opposed rolls), with the over-100 rule.
 
     Returns
     -------
@@ -117,7 +118,8 @@ def opposed(first: int, second: int, *, first_grade: str | None = None,
 
 def differential(first: int, second: int, *, first_grade: str | None = None,
                  second_grade: str | None = None, rules: RulesLike = None) -> pd.Series:
-    """Exact distribution of special effects won in a differential roll (RULES.md 3.1).
+    """Exact distribution of special effects won in a differential roll (percentile rules, differential
+    rolls).
 
     Returns
     -------

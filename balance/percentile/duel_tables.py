@@ -1,4 +1,4 @@
-"""Duel results a designer reads (RULES.md 3.3): one duel, a skill-gap grid, weapon matchups.
+"""Duel results a designer reads (percentile rules, combat): one duel, a skill-gap grid, weapon matchups.
 
 Each runs :func:`balance.percentile.duels.duel_sampler` through :func:`balance.montecarlo.run`
 (seeded blocks: results depend on the seed only) and reports Wilson 95 % intervals.

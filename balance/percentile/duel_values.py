@@ -1,4 +1,5 @@
-"""What a situation is worth in a duel (percentile rules, RULES.md 3.3-3.4): surprise, a charge,
+"""What a situation is worth in a duel (percentile rules, combat; surprise and
+special effects): surprise, a charge,
 a way of spending special effects, a defensive style, each against the same duel as set.
 
 Every situation is its own Monte Carlo run from a spawned seed; the table gives P(first wins)

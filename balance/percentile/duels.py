@@ -1,4 +1,4 @@
-"""Vectorised duel simulator (RULES.md 3.3): two combatants fight until one is out or time runs out.
+"""Vectorised duel simulator (percentile rules, combat): two combatants fight until one is out or time runs out.
 
 Vectorised along the duels; Python loops only over rounds and turn slots (the loop itself is
 :mod:`balance.percentile._duel_kernel`: duels grouped by initiative, compact state, lookup
@@ -18,7 +18,7 @@ stated in the docs, how-to/percentile.md, "Duels: what the simulator does"):
   drops the shield;
 - the exchange itself: :mod:`balance.percentile.exchange` (parry by size, armour, wounds,
   Endurance, knockback); both sides spend the special effects they win by their policy
-  (:mod:`balance.percentile.effects`, RULES.md 3.4: default ``"default"``);
+  (:mod:`balance.percentile.effects`, percentile rules, special effects: default ``"default"``);
 - surprise (``duel_spec(surprise=...)``): -10 initiative, no defence until the side's first
   turn, a bonus effect on the first hit against it; a charge (``charge=...``): the side's first
   attack is one grade harder, with the damage modifier one step up and the weapon one size
@@ -72,7 +72,7 @@ def _side(name: str, value: object) -> int:
 def duel_spec(first: Fighter, second: Fighter, *, max_rounds: int | None = None,
               policies: PolicyLike | tuple = None, surprise: str | None = None,
               charge: str | None = None, rules: RulesLike = None) -> DuelSpec:
-    """Check and bundle a duel (percentile rules, combat; RULES.md 3.3-3.4).
+    """Check and bundle a duel (percentile rules, combat; surprise and special effects).
 
     Parameters
     ----------

@@ -1,4 +1,5 @@
-"""Special effects as rules data and the policies that spend them (percentile rules, RULES.md 3.4).
+"""Special effects as rules data and the policies that spend them (percentile rules, special
+effects).
 
 The digest names no effect (it says there are about 40); ``[percentile.special_effects]`` holds
 Mythras core's common ones, simplified for the duel (assumed). Each row says who may choose it

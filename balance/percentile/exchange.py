@@ -1,4 +1,4 @@
-"""One melee exchange (RULES.md 3.3), vectorised over duels and fed explicit dice.
+"""One melee exchange (percentile rules, combat), vectorised over duels and fed explicit dice.
 
 :func:`exchange` is pure: the simulator draws the dice, tests feed fixed ones. Policies the
 document leaves open (stated in the docs, how-to/percentile.md, "Duels: what the simulator does"):
@@ -8,11 +8,11 @@ document leaves open (stated in the docs, how-to/percentile.md, "Duels: what the
   ``"legacy"`` does (an attacker whose blow lands takes *choose location*, the location with
   the fewest hit points + armour left, vital ones first on a tie, and after a critical *bypass
   armour*); the duel simulator spends both sides' effects by their policies
-  (:mod:`balance.percentile.effects`, RULES.md 3.4) with the same location rule;
+  (:mod:`balance.percentile.effects`, percentile rules, special effects) with the same location rule;
 - raw damage = weapon dice + damage modifier (never below ``duel.minimum_damage``); knockback
   when raw damage exceeds SIZ and the blow was not evaded; a successful parry blocks by size
   (rounded in the defender's favour), a successful evade avoids the blow; then armour;
-- wounds (RULES.md 3.3): classified by the location's hit points after every hit that does
+- wounds (percentile rules, combat): classified by the location's hit points after every hit that does
   damage, whatever they were before: *serious* at or below 0, *major* at or below minus its
   maximum, each time with its Endurance roll, which must win an opposed roll against the attack
   roll. ``combat.wound_every_hit = false`` (a rules switch, the earlier reading): only the hit

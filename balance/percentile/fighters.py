@@ -1,4 +1,5 @@
-"""Combatants for the duel simulator (RULES.md 3.2-3.3): every number resolved from rules data.
+"""Combatants for the duel simulator (percentile rules, characteristics and combat): every number
+resolved from rules data.
 
 >>> import balance as bl
 >>> f = bl.percentile.combatant(70, weapon="broadsword", shield="buckler")
@@ -119,7 +120,7 @@ def combatant(combat_style: int, *, weapon: object = "broadsword", shield: objec
               action_points: int | None = None, evade: int | None = None,
               endurance: int | None = None, name: str = "", quadruped: bool = False,
               rules: RulesLike = None) -> Fighter:
-    """A duel combatant (RULES.md 3.2-3.3).
+    """A duel combatant (percentile rules, characteristics and combat).
 
     Parameters
     ----------
@@ -137,7 +138,7 @@ def combatant(combat_style: int, *, weapon: object = "broadsword", shield: objec
     action_points, evade, endurance : int, optional
         Overrides of the derived values (INT+DEX bands, DEX x 2, CON x 2).
     quadruped : bool
-        A charge raises its damage modifier two steps instead of one (RULES.md 3.3).
+        A charge raises its damage modifier two steps instead of one (percentile rules, combat).
     """
     rules = resolve(rules)
     sec = section(rules)

@@ -1,4 +1,4 @@
-"""Hit locations (RULES.md 3.2): the humanoid 1d20 table and the mounted 1d10+10 roll.
+"""Hit locations (percentile rules, hit locations): the humanoid 1d20 table and the mounted 1d10+10 roll.
 
 >>> import balance as bl
 >>> float(bl.percentile.hit_locations().set_index("location")["probability"]["head"])

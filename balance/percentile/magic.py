@@ -1,4 +1,5 @@
-"""Magic rules that are numbers or checklists (seed 002, RULES.md 3.2).
+"""Magic rules that are numbers or checklists (percentile rules, characteristics:
+a beginning magician's abilities; magic: magic points, casting conditions).
 
 >>> import balance as bl
 >>> bl.percentile.abilities_known(41)

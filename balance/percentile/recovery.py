@@ -1,4 +1,4 @@
-"""Magic-point sources and recovery (percentile rules, RULES.md 3.4): exact distributions.
+"""Magic-point sources and recovery (percentile rules, magic points): exact distributions.
 
 Only the single best source counts per recovery period; a sacrifice gives a rolled number of
 magic points by the creature's size (1d3 / 1d6 / 2d6 / 3d6), so the period's magic points are

@@ -1,4 +1,4 @@
-"""Skill rolls: the four tiers of a d100 roll against a skill (RULES.md 3.1), exact and sampled.
+"""Skill rolls: the four tiers of a d100 roll against a skill (percentile rules, skill roll), exact and sampled.
 
 >>> import balance as bl
 >>> float(bl.percentile.tiers(65)["critical"])
@@ -30,8 +30,8 @@ def tier_codes(rolls, skills, rules: RulesLike = None) -> np.ndarray:
     """Tier code (0 fumble, 1 failure, 2 success, 3 critical) of each roll against each skill.
 
     Broadcasts ``rolls`` (1..die) against ``skills`` (modified skills >= 0), following the
-    precedence of RULES.md 3.1: fumble, automatic failure, success (roll <= skill or automatic),
-    critical (a success with roll <= ceil(skill / critical_divisor)).
+    precedence of the percentile rules, skill roll: fumble, automatic failure, success (roll <= skill
+    or automatic), critical (a success with roll <= ceil(skill / critical_divisor)).
     """
     sec = section(rules)
     p = sec["roll"]
@@ -101,7 +101,7 @@ def graded_skill(skill: int, grade_name: str | None = None,
 
 
 def tiers(skill: int, grade: str | None = None, rules: RulesLike = None) -> pd.Series:
-    """Exact probabilities of fumble, failure, success, critical for one roll (RULES.md 3.1).
+    """Exact probabilities of fumble, failure, success, critical for one roll (percentile rules, skill roll).
 
     Parameters
     ----------

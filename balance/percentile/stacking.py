@@ -1,4 +1,5 @@
-"""Which of several active magical effects applies (percentile rules, RULES.md 3.4, stacking).
+"""Which of several active magical effects applies (percentile rules, magic:
+stacking).
 
 Effects from different disciplines never stack, and same-discipline effects with a similar
 purpose do not either: per purpose, the higher Intensity prevails, the newer on a tie

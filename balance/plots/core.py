@@ -1,5 +1,5 @@
-"""Plots of the core rules (RULES.md 1.1-1.5): dying, critical injuries, d20 Tests, treatment,
-negotiation. Each takes results (tidy frames) plus an optional ``ax`` and returns the axes.
+"""Plots of the core rules: dying, critical injuries, d20 Tests, treatment, negotiation.
+Each takes results (tidy frames) plus an optional ``ax`` and returns the axes.
 
 >>> import balance as bl
 >>> ax = bl.plots.death_curves(bl.report.data.death_surface(negative_hp=[6], wounds=[0, 1]))
@@ -51,7 +51,7 @@ def death_curves(surface: pd.DataFrame, *, negative_hp=None, wounds=None, ax: Ax
                  lang: str = "en", wall: int | None = None, rules: Rules | None = None,
                  linestyle: str | None = None, label: str = "", title: str | None = None):
     """Death probability against seconds at negative HP, one curve per wound count and
-    negative-HP value, the automatic-death wall marked (RULES.md 1.2).
+    negative-HP value, the automatic-death wall marked (core rules, dying and critical injuries).
 
     Parameters
     ----------
@@ -99,7 +99,7 @@ def _one_state(surface: pd.DataFrame, negative_hp, wounds) -> tuple[pd.DataFrame
 def injury_bands(surface: pd.DataFrame, *, negative_hp: int | None = None,
                  wounds: int | None = None, ax: Axes | None = None, lang: str = "en"):
     """Outcome of the critical-injury roll by severity band (test modifier 0 / -5 / -10 / -15,
-    then death) as stacked areas over seconds at negative HP (RULES.md 1.2)."""
+    then death) as stacked areas over seconds at negative HP (core rules, dying and critical injuries)."""
     lang = check_lang(lang)
     frame, hp, n = _one_state(surface, negative_hp, wounds)
     death = frame[frame["modifier"].isna()]
@@ -125,7 +125,7 @@ def injury_bands(surface: pd.DataFrame, *, negative_hp: int | None = None,
 def injury_heatmap(surface: pd.DataFrame, *, negative_hp: int | None = None,
                    wounds: int | None = None, ax: Axes | None = None, lang: str = "en"):
     """The whole critical-injury table as a heatmap: one row per injury (and death), seconds
-    across, colour = probability (RULES.md 1.2). Injury names in ``lang`` from the rules."""
+    across, colour = probability (core rules, dying and critical injuries). Injury names in ``lang`` from the rules."""
     lang = check_lang(lang)
     frame, hp, n = _one_state(surface, negative_hp, wounds)
     name = name_column(frame, "injury", lang)
@@ -147,7 +147,7 @@ def injury_heatmap(surface: pd.DataFrame, *, negative_hp: int | None = None,
 
 
 def d20_success(table: pd.DataFrame, *, ax: Axes | None = None, lang: str = "en", label: str | None = None):
-    """Chance of success of a d20 Test against the characteristic C' (RULES.md 1.1).
+    """Chance of success of a d20 Test against the characteristic C' (core rules, Tests).
 
     ``table``: ``balance.report.data.d20_table()`` (characteristic, success, ...).
     """
@@ -166,7 +166,7 @@ def d20_success(table: pd.DataFrame, *, ax: Axes | None = None, lang: str = "en"
 def sp_distribution(table: pd.DataFrame, *, ax: Axes | None = None, lang: str = "en"):
     """Chance of at least ``y`` Success Points against the characteristic, as a heatmap: each
     column falls from the chance of success (at 0 S.P.) to nothing; failures are the rest of
-    the column (RULES.md 1.1). (Each S.P. value of a success is equally likely, so the map of
+    the column (core rules, Tests). (Each S.P. value of a success is equally likely, so the map of
     single values would be one flat colour: the cumulative chance is what varies.)"""
     lang = check_lang(lang)
     sp = table[table["points"] >= 0]
@@ -201,7 +201,7 @@ def treatment_curves(cure_table: pd.DataFrame, *, level: str = "light", value: s
                      ax: Axes | None = None, lang: str = "en", rules: Rules | None = None):
     """Treatment cure chance (``value="chance"``) or expected time in hours
     (``value="expected_hours"``, log scale, never-cured points left out) against Cunning, one
-    curve per injury band (RULES.md 1.3). ``cure_table``: ``balance.treatment.cure_table()``."""
+    curve per injury band (core rules, treating injuries). ``cure_table``: ``balance.treatment.cure_table()``."""
     lang = check_lang(lang)
     if value not in ("chance", "expected_hours"):
         raise ValueError(f"value must be 'chance' or 'expected_hours', got {value!r}")
@@ -232,7 +232,7 @@ def treatment_curves(cure_table: pd.DataFrame, *, level: str = "light", value: s
 
 def negotiation_curves(table: pd.DataFrame, *, ax: Axes | None = None, lang: str = "en"):
     """Expected price change against the ask X, one curve per Psychology value, the best ask
-    marked (RULES.md 1.5). ``table``: ``balance.report.data.negotiation_table()``."""
+    marked (core rules, negotiation). ``table``: ``balance.report.data.negotiation_table()``."""
     lang = check_lang(lang)
     ax = axes(ax)
     for i, (psy, curve) in enumerate(table.groupby("psychology", sort=True)):
@@ -255,7 +255,7 @@ def negotiation_curves(table: pd.DataFrame, *, ax: Axes | None = None, lang: str
 def negotiation_rules(table: pd.DataFrame, *, ax: Axes | None = None, lang: str = "en"):
     """The Psychology rule (core rules, best ask) against the GM guide's Charisma rule:
     expected price reduction against the chance that the check succeeds, each point labelled
-    with its characteristic or modifier (RULES.md 1.5, 2.6).
+    with its characteristic or modifier (core rules, negotiation; GM guide, economy).
     ``table``: ``balance.report.data.negotiation_rules_table()``."""
     lang = check_lang(lang)
     ax = axes(ax)
@@ -309,7 +309,8 @@ def compare_death_curves(first: pd.DataFrame, second: pd.DataFrame, *,
                          names: tuple[str, str] = ("A", "B"), ax: Axes | None = None, lang: str = "en",
                          rules: Rules | None = None, **select):
     """Two rule sets' death curves on one axes: ``first`` solid, ``second`` dashed, the same
-    colour per wound count (e.g. the bundled rules and a variant, RULES.md 1.2). ``select``
+    colour per wound count (e.g. the bundled rules and a variant; core rules,
+    dying and critical injuries). ``select``
     (``negative_hp=``, ``wounds=``) picks the curves; ``rules`` places the wall."""
     ax = death_curves(first, ax=ax, lang=lang, rules=rules, linestyle="-",
                       label=f"{names[0]}: ", **select)

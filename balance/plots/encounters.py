@@ -1,4 +1,5 @@
-"""Plots of the GM guide's encounters (RULES.md 2.4): simulated difficulty against calibration,
+"""Plots of the GM guide's encounters (GM guide, adversity ratio and calibration): simulated difficulty
+against calibration,
 with the guide's named challenge levels in the background."""
 from __future__ import annotations
 

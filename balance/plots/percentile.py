@@ -1,4 +1,4 @@
-"""Plots of the percentile rules (RULES.md 3): tiers against skill for each grade, opposed
+"""Plots of the percentile rules: tiers against skill for each grade, opposed
 rolls, duels, derived attributes. Names of tiers and grades come from the rules in ``lang``."""
 from __future__ import annotations
 
@@ -26,7 +26,8 @@ def _names(rules: Rules | None, table: str, lang: str) -> dict[str, str]:
 
 def grade_curves(tier_table: pd.DataFrame, *, ax: Axes | None = None, lang: str = "en",
                  rules: Rules | None = None):
-    """Chance of success or critical against skill, one curve per difficulty grade (§3.1).
+    """Chance of success or critical against skill, one curve per difficulty grade
+    (percentile rules, skill roll and difficulty grades).
     ``tier_table``: ``balance.percentile.tier_table()``."""
     lang = check_lang(lang)
     grades = _grade_names(rules, lang)
@@ -50,7 +51,7 @@ def _grade_names(rules, lang) -> dict[str, str]:
 def tier_curves(tier_table: pd.DataFrame, *, grade: str = "Standard", ax: Axes | None = None,
                 lang: str = "en", rules: Rules | None = None):
     """Probabilities of the four tiers (fumble, failure, success, critical) against skill for
-    one grade, as stacked areas (§3.1)."""
+    one grade, as stacked areas (percentile rules, skill roll)."""
     lang = check_lang(lang)
     frame = tier_table[tier_table["grade"] == grade]
     if frame.empty:
@@ -72,7 +73,8 @@ def tier_curves(tier_table: pd.DataFrame, *, grade: str = "Standard", ax: Axes |
 
 
 def opposed_heatmap(table: pd.DataFrame, *, ax: Axes | None = None, lang: str = "en"):
-    """Chance that the first side wins an opposed roll, over both skills (§3.1).
+    """Chance that the first side wins an opposed roll, over both skills (percentile rules,
+    opposed rolls).
     ``table``: ``balance.report.data.opposed_table()`` (first, second, first_wins...)."""
     lang = check_lang(lang)
     wide = table.pivot_table(index="first", columns="second", values="first_wins")
@@ -95,7 +97,7 @@ def opposed_heatmap(table: pd.DataFrame, *, ax: Axes | None = None, lang: str = 
 
 def duel_gap(table: pd.DataFrame, *, ax: Axes | None = None, lang: str = "en"):
     """Duel win probability of the first fighter against the skill gap, one curve per
-    opponent skill, with 95 % bands (§3.3). ``table``: ``balance.percentile.duel_table()``."""
+    opponent skill, with 95 % bands (percentile rules, combat). ``table``: ``balance.percentile.duel_table()``."""
     lang = check_lang(lang)
     frame = table.assign(gap=table["first_skill"] - table["second_skill"])
     ax = interval_curves(frame, "gap", y="first_wins", group="second_skill",
@@ -111,7 +113,7 @@ def duel_gap(table: pd.DataFrame, *, ax: Axes | None = None, lang: str = "en"):
 def attribute_distribution(distribution: pd.Series, *, ax: Axes | None = None, lang: str = "en",
                            attribute: str | None = None, title: str | None = None):
     """Bar chart of an exact distribution (value -> probability), e.g.
-    ``balance.percentile.human_distribution("action_points")`` (§3.2)."""
+    ``balance.percentile.human_distribution("action_points")`` (percentile rules, derived attributes)."""
     lang = check_lang(lang)
     attribute = attribute or str(distribution.index.name or "")
     try:

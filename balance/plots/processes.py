@@ -1,4 +1,5 @@
-"""Plots of the process simulations (RULES.md 1.2-1.3): death against rescue time, and the
+"""Plots of the process simulations (core rules, dying and critical injuries; treating injuries):
+death against rescue time, and the
 campaign wound burden. They take :class:`~balance.results.Simulation` objects or their tables;
 every estimate is drawn with its 95 % interval."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Metrics of the core rules (RULES.md §1): d20 Tests, dying, critical injuries, negotiation.
+"""Metrics of the core rules: d20 Tests, dying, critical injuries, negotiation.
 
 Exact ones come from the closed forms of :mod:`balance.injuries`, :mod:`balance.d20` and
 :mod:`balance.negotiation`; two Monte Carlo ones run :func:`balance.injuries.injury_sampler`
@@ -38,7 +38,7 @@ def _tag(seconds: int, hp: int, wounds: int) -> str:
 
 def negotiation_rule(rules: Rules) -> str:
     """Which rule a price negotiation uses: ``rules["negotiation"]["rule"]``
-    ("psychology", RULES.md §1.5, or "charisma", the GM guide's §2.6)."""
+    ("psychology", core rules, negotiation; or "charisma", GM guide, Charisma negotiation)."""
     return check_choice("negotiation.rule", rules["negotiation"].get("rule", "psychology"),
                         NEGOTIATION_RULES)
 

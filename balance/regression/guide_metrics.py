@@ -1,4 +1,4 @@
-"""Metrics of the GM guide (RULES.md §2): adversity ratios, calibration, prices.
+"""Metrics of the GM guide: adversity ratios, calibration, prices.
 
 All exact: the guide's numbers are table look-ups and fractions (:mod:`balance.encounters`,
 :mod:`balance.creatures`, :mod:`balance.economy`).
@@ -60,7 +60,7 @@ def _die(rules: Rules, bundled: str, metric: str) -> int:
 
 def _weapon_price(rules: Rules, metric: str, item: str, *, roll_bonus: int, count: int,
                   die: str, damage_bonus: int, two_handed: bool = False) -> float:
-    """Price of a fixed weapon of the guide (RULES.md §2.6), its dice read by position.
+    """Price of a fixed weapon of the guide (GM guide, weapon prices), its dice read by position.
 
     Caps that forbid the weapon (a roll bonus above ``roll_bonus_max``, more dice than
     allowed) make the metric undefined: one line naming it and the cap, exit 2. A designer

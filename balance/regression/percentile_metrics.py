@@ -1,6 +1,6 @@
-"""Metrics of the percentile rules (RULES.md §3): d100 tiers, opposed and differential rolls;
-§3.4: Passions, casting while hurt, magic-point sources; and duels with surprise, a charge and
-the special-effect policies.
+"""Metrics of the percentile rules: d100 tiers, opposed and differential rolls;
+Passions, casting while hurt, magic-point sources; and duels with surprise, a charge and the
+special-effect policies.
 
 Exact from :mod:`balance.percentile`, except the duels (Monte Carlo, a fifth of the trials).
 """
@@ -19,7 +19,7 @@ __all__ = ["metrics"]
 
 SKILLS = (30, 65, 120)
 CONTEST = (60, 40)
-#: casting while hurt: skill, Willpower (RULES.md 3.4)
+#: casting while hurt: skill, Willpower (percentile rules, casting while hurt)
 CASTING = (60, 50)
 #: the duel of the situations: Combat Style 70 against 50, the bundled defaults
 DUEL = (70, 50)
@@ -30,7 +30,8 @@ _SCALE = 0.2
 
 def _duel(rules: Rules, trials: int, seed: RNGLike, *, situation: str,
           workers: Any = 1) -> Measurement:
-    """P(first wins) of the 70 vs 50 duel in one situation (RULES.md 3.3-3.4). Both wield the
+    """P(first wins) of the 70 vs 50 duel in one situation (percentile rules, combat; surprise and
+    special effects). Both wield the
     weapon at the bundled broadsword's position, given as its (damage, size), so that renamed
     or translated weapons still compare (as :mod:`.fight_metrics`)."""
     from .. import percentile

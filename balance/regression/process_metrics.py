@@ -1,4 +1,5 @@
-"""Monte Carlo metrics of processes: dying and rescue, campaign wound burden (RULES.md §1.2-1.4).
+"""Monte Carlo metrics of processes: dying and rescue, campaign wound burden (core rules,
+dying and critical injuries; treating injuries; time and Reactions).
 
 Built on :func:`balance.rescue.simulate` and :func:`balance.campaign.simulate`; each records
 its counts (successes or the count vector) so that two snapshots can be tested against each

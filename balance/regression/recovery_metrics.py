@@ -1,5 +1,5 @@
-"""Metrics of recovery and time in the core rules: treating injuries (RULES.md §1.3), rest
-(§1.6) and Reactions (§1.4). All exact, from :mod:`balance.treatment`, :mod:`balance.rest` and
+"""Metrics of recovery and time in the core rules: treating injuries, rest
+and Reactions. All exact, from :mod:`balance.treatment`, :mod:`balance.rest` and
 :mod:`balance.timeline`.
 """
 from __future__ import annotations

@@ -166,7 +166,8 @@ class Rules(Mapping):
 
     @property
     def assumptions(self):
-        """The values in effect that RULES.md marks **(assumed)**: DataFrame key, value, note."""
+        """The values in effect that our reading of the rule documents marks **(assumed)**
+        (docs: readings): DataFrame key, value, note."""
         import pandas as pd
 
         rows = [(key, plain(self.get(key, None)), note) for key, note in self._assumed.items()]

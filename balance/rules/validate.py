@@ -6,7 +6,7 @@ values of the same type. Two reserved tables of a bundled file add what types ca
 ``[limits]``
     ``"section.key" = [min, max]`` (a column of a table: ``"section.table.column"``).
 ``[assumed]``
-    ``"section.key" = "why"``: values RULES.md marks **(assumed)**.
+    ``"section.key" = "why"``: values our reading of the rule documents marks **(assumed)**.
 
 Any table whose rows have ``low``/``high`` columns is an *interval table*: its rows, in order,
 must tile a range without gap, overlap or reversed interval, starting where the bundled table

@@ -1,5 +1,6 @@
 """Section: what surprise, charges and special effects do in a percentile duel (percentile rules,
-RULES.md 3.3-3.4): P(70 % wins) against a 50 % fighter in each situation, with its interval and
+combat; surprise and special effects): P(70 % wins) against a 50 % fighter in each situation, with
+its interval and
 its change against the duel as set. Cheap enough for the default report: a few thousand duels
 per situation, intervals shown.
 

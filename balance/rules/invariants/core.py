@@ -1,4 +1,4 @@
-"""Invariants of the core rules (RULES.md section 1): injuries, treatment, negotiation, rest."""
+"""Invariants of the core rules: injuries, treatment, negotiation, rest."""
 from __future__ import annotations
 
 from .registry import invariant
@@ -7,7 +7,7 @@ from ._tools import Source, fail, row_name, span
 
 @invariant("injuries.threshold_after_table", "injuries.death_threshold", "injuries.table")
 def threshold_after_table(data: dict, source_of: Source) -> None:
-    """Every row of the critical-injury table can be rolled (RULES.md 1.2): the death
+    """Every row of the critical-injury table can be rolled (core rules, critical injuries): the death
     threshold lies above the last row's ``low``; a total at or above the threshold is death,
     and the last row runs up to ``death_threshold - 1`` (rows that start at or above it would
     get negative chances). A last row that states its ``high`` ends below the threshold
@@ -45,7 +45,7 @@ def threshold_after_table(data: dict, source_of: Source) -> None:
 @invariant("treatment.attempt_within_retry", "treatment.<level>.minutes",
            "treatment.<level>.retry_minutes")
 def attempt_within_retry(data: dict, source_of: Source) -> None:
-    """One healer's attempts do not overlap (RULES.md 1.3): attempts start ``retry_minutes``
+    """One healer's attempts do not overlap (core rules, treating injuries): attempts start ``retry_minutes``
     apart and last ``minutes``, so a level's ``minutes`` is at most its ``retry_minutes``.
 
     Fix: shorten the attempt or lengthen the retry interval.
@@ -64,7 +64,7 @@ def attempt_within_retry(data: dict, source_of: Source) -> None:
 @invariant("negotiation.divisors_ordered", "negotiation.partial_divisor",
            "negotiation.full_divisor")
 def divisors_ordered(data: dict, source_of: Source) -> None:
-    """A partial success needs fewer success points than a full one (RULES.md 1.5): X /
+    """A partial success needs fewer success points than a full one (core rules, negotiation): X /
     ``partial_divisor`` <= X / ``full_divisor``, i.e. ``partial_divisor >= full_divisor``.
 
     Fix: make ``partial_divisor`` at least ``full_divisor``.
@@ -80,8 +80,8 @@ def divisors_ordered(data: dict, source_of: Source) -> None:
 
 @invariant("negotiation.rule_known", "negotiation.rule")
 def rule_known(data: dict, source_of: Source) -> None:
-    """``negotiation.rule`` names a negotiation rule: ``"psychology"`` (RULES.md 1.5) or
-    ``"charisma"`` (the GM guide's ``[economy.negotiation]``, 2.6).
+    """``negotiation.rule`` names a negotiation rule: ``"psychology"`` (core rules, negotiation) or
+    ``"charisma"`` (GM guide, Charisma negotiation: ``[economy.negotiation]``).
 
     Fix: write one of those two words.
     """
@@ -94,7 +94,7 @@ def rule_known(data: dict, source_of: Source) -> None:
 
 @invariant("rest.window_holds_cap", "rest.max_hours_per_day", "rest.window_hours")
 def window_holds_cap(data: dict, source_of: Source) -> None:
-    """The counted-hours cap fits its window (RULES.md 1.6): ``max_hours_per_day`` counted
+    """The counted-hours cap fits its window (core rules, rest): ``max_hours_per_day`` counted
     hours in any window of ``window_hours`` hours, so the cap is at most the window.
 
     Fix: lower the cap or widen the window.
@@ -109,7 +109,7 @@ def window_holds_cap(data: dict, source_of: Source) -> None:
 
 @invariant("rest.armour_comfort_in_range", "rest.armour_comfort", "rest.comfort_max")
 def armour_comfort_in_range(data: dict, source_of: Source) -> None:
-    """Comfort with armour on is a comfort value (RULES.md 1.6): ``armour_comfort`` is at
+    """Comfort with armour on is a comfort value (core rules, rest): ``armour_comfort`` is at
     most ``comfort_max``.
 
     Fix: lower ``armour_comfort`` or raise ``comfort_max``.

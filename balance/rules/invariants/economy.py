@@ -1,4 +1,4 @@
-"""Invariants of the GM guide's economy (RULES.md 2.6): dice prices, bonus caps, negotiation."""
+"""Invariants of the GM guide's economy (GM guide, economy): dice prices, bonus caps, negotiation."""
 from __future__ import annotations
 
 from .registry import invariant
@@ -9,7 +9,7 @@ from ._tools import Source, fail
            "economy.cap_reduction_per_extra_die", "economy.max_dice_two_handed")
 def dice_and_caps(data: dict, source_of: Source) -> None:
     """Weapon prices have a die for each face count and a legal bonus at every dice count
-    (RULES.md 2.6): each ``economy.dice_values`` row's ``die`` is ``d<faces>`` and faces
+    (GM guide, economy): each ``economy.dice_values`` row's ``die`` is ``d<faces>`` and faces
     appear once; each bonus range (roll, damage, equipment) includes 0, the item without a
     bonus; with the most dice a weapon may have (``max_dice_two_handed``), the lowered
     bonus caps (``*_bonus_max - cap_reduction_per_extra_die x (dice - 1)``) stay at or above
@@ -52,7 +52,7 @@ def dice_and_caps(data: dict, source_of: Source) -> None:
 
 @invariant("economy.negotiation_ordered", "economy.negotiation", "economy.resale_percent")
 def negotiation_ordered(data: dict, source_of: Source) -> None:
-    """A better negotiation never gives a worse price (RULES.md 2.6): buying, a critical
+    """A better negotiation never gives a worse price (GM guide, economy): buying, a critical
     success pays at most a success, which pays at most the standard price (100 %); selling,
     a success earns at least the resale price and a critical success at least a success
     (``sell_critical_percent`` of the value >= ``sell_success_percent`` of the resale price).

@@ -1,4 +1,4 @@
-"""Invariants of the GM guide (RULES.md section 2): design, creatures, encounters, economy."""
+"""Invariants of the GM guide: design, creatures, encounters, economy."""
 from __future__ import annotations
 
 from fractions import Fraction
@@ -23,7 +23,8 @@ _PAIRS = (
 
 @invariant("guide.min_not_above_max", *(f"{s}.{a} <= {s}.{b}" for s, a, b in _PAIRS))
 def min_not_above_max(data: dict, source_of: Source) -> None:
-    """Every range of the GM guide runs upwards (RULES.md 2.1, 2.2, 2.6): a ``*_min`` is at
+    """Every range of the GM guide runs upwards (GM guide, design limits, creature sheet,
+    economy): a ``*_min`` is at
     most its ``*_max``, the summary table's last level lies within the level range, and a
     one-handed weapon allows no more dice than a two-handed one.
 
@@ -41,7 +42,7 @@ def min_not_above_max(data: dict, source_of: Source) -> None:
            "creatures.level_min", "creatures.level_max")
 def default_levels_in_range(data: dict, source_of: Source) -> None:
     """The default party's level and the bestiary's default level are levels a sheet accepts
-    (RULES.md 2.2): within ``creatures.level_min`` .. ``creatures.level_max``.
+    (GM guide, creature sheet): within ``creatures.level_min`` .. ``creatures.level_max``.
 
     Fix: move the default level into the range, or widen the range.
     """
@@ -58,7 +59,8 @@ def default_levels_in_range(data: dict, source_of: Source) -> None:
 
 @invariant("encounters.party_within_max_pcs", "party.members", "encounters.max_pcs")
 def party_within_max_pcs(data: dict, source_of: Source) -> None:
-    """The default party can be calibrated against (RULES.md 2.4): its number of members is
+    """The default party can be calibrated against (GM guide, adversity ratio and
+    calibration): its number of members is
     at most ``encounters.max_pcs``, the largest party an encounter accepts.
 
     Fix: raise ``encounters.max_pcs`` or shorten the party.
@@ -73,7 +75,7 @@ def party_within_max_pcs(data: dict, source_of: Source) -> None:
 @invariant("design.stat_meanings_cover", "design.stat_meanings", "design.creature_stat_min",
            "design.creature_stat_max")
 def stat_meanings_cover(data: dict, source_of: Source) -> None:
-    """Every creature stat value has a meaning (RULES.md 2.1): ``design.stat_meanings`` covers
+    """Every creature stat value has a meaning (GM guide, design limits): ``design.stat_meanings`` covers
     ``creature_stat_min`` .. ``creature_stat_max``.
 
     Fix: add rows to ``stat_meanings`` or narrow the creature stat range.
@@ -96,7 +98,7 @@ _REQUIRED = {"attacks": ("melee", "ranged", "magic"), "defences": ("phys_def", "
            "creatures.hp_stat", "creatures.defences", "creatures.attacks",
            "creatures.default_attack", "creatures.default_damage")
 def stats_and_profiles(data: dict, source_of: Source) -> None:
-    """The creature formulas name known things (RULES.md 2.2): ``init_stat``, ``hp_stat`` and
+    """The creature formulas name known things (GM guide, creature sheet): ``init_stat``, ``hp_stat`` and
     every defence's and attack's ``stat`` are among ``design.stats``; the attacks ``melee``,
     ``ranged``, ``magic`` and the defences ``phys_def``, ``mag_def`` exist; each attack's
     ``defence`` names a defence; ``default_attack`` names an attack and ``default_damage``
@@ -138,7 +140,8 @@ def stats_and_profiles(data: dict, source_of: Source) -> None:
 @invariant("creatures.sizes_and_kinds", "creatures.sizes", "creatures.kinds",
            "creatures.base_hp", "encounters.base_ratios")
 def sizes_and_kinds(data: dict, source_of: Source) -> None:
-    """The base-HP and base-ratio tables speak of known sizes and kinds (RULES.md 2.2, 2.4):
+    """The base-HP and base-ratio tables speak of known sizes and kinds (GM guide, creature sheet;
+    adversity ratio and calibration):
     each row's ``size`` is an English name of ``creatures.sizes``, its ``kind`` a column some
     kind reads (``creatures.kinds`` ``hp_column`` for base HP, ``ratio_column`` for ratios),
     each (kind, size) appears once, and every kind's column exists in its table.
@@ -187,7 +190,8 @@ def _ratio(text: str) -> Fraction | None:
 @invariant("encounters.ladder_ordered", "encounters.ladder", "encounters.base_ratios",
            "encounters.area_ability_ratio", "encounters.creature_ratios")
 def ladder_ordered(data: dict, source_of: Source) -> None:
-    """The adversity-ratio ladder (RULES.md 2.4) has at least one rung, each a ratio such as
+    """The adversity-ratio ladder (GM guide, adversity ratio and calibration) has at least one rung,
+    each a ratio such as
     ``"1/2"``, strictly increasing; every base ratio and ``area_ability_ratio`` is a ratio
     (a base ratio off the ladder is allowed; see ``guide.sheets_buildable``); each row of
     ``encounters.creature_ratios`` names a bestiary creature (once) and a ratio.
@@ -250,7 +254,8 @@ def _creature_ratios(data: dict, source_of: Source) -> None:
 @invariant("encounters.open_ended_tables", "encounters.stat_sum_steps", "encounters.challenges",
            "guide.falls.bands", "design.stats", "design.creature_stat_max")
 def open_ended_tables(data: dict, source_of: Source) -> None:
-    """Tables read with unbounded values reach them (RULES.md 2.4, 2.5): the challenge table
+    """Tables read with unbounded values reach them (GM guide, adversity ratio and
+    calibration; falls): the challenge table
     and the fall bands end with an open-ended row (calibrations and heights have no upper
     bound), and ``encounters.stat_sum_steps`` reaches the largest stat sum a creature can
     have (number of ``design.stats`` x ``creature_stat_max``).
@@ -283,7 +288,7 @@ _FALL_OUTCOMES = ("none", "dice", "unconscious", "dead")
 @invariant("guide.falls_roll_dice", "guide.falls.bands", "guide.falls.metres_per_die",
            "guide.falls.centimetres_per_metre")
 def falls_roll_dice(data: dict, source_of: Source) -> None:
-    """A fall in the damage band rolls at least one die (RULES.md 2.5: one die per
+    """A fall in the damage band rolls at least one die (GM guide, falls: one die per
     ``metres_per_die`` metres): every ``dice`` band starts at or above ``metres_per_die x
     centimetres_per_metre`` centimetres.
 
@@ -305,7 +310,8 @@ def falls_roll_dice(data: dict, source_of: Source) -> None:
 @invariant("guide.words_and_dice", "guide.falls", "guide.checks", "fights.targeting",
            "fights.initiative_ties", "economy.*_rounding")
 def words_and_dice(data: dict, source_of: Source) -> None:
-    """Text values the GM-guide code reads as words are known words (RULES.md 2.3, 2.5, 2.6):
+    """Text values the GM-guide code reads as words are known words (GM guide, checks and
+    attacks; falls; economy):
     fall outcomes (``none``, ``dice``, ``unconscious``, ``dead``), ``fights.targeting``
     (``weakest``, ``random``), ``fights.initiative_ties`` (``random``, ``position``), the
     economy's roundings (``up``, ``down``); ``guide.falls.die`` is one die such as ``1d6``;
@@ -412,8 +418,8 @@ def _ratio_problem(row: dict, size: str, kind: dict, data: dict) -> str | None:
 @invariant("guide.sheets_buildable", "bestiary.creatures", "party.members", "design",
            "creatures")
 def sheets_buildable(data: dict, source_of: Source) -> None:
-    """Every bestiary creature and party member has a sheet under these rules (RULES.md 2.1,
-    2.2): its stats are integers among ``design.stats`` (creatures: within the creature stat
+    """Every bestiary creature and party member has a sheet under these rules (GM guide, design
+    limits; creature sheet): its stats are integers among ``design.stats`` (creatures: within the creature stat
     range), its weaknesses, resistances and abilities are names (text), its attack is
     in ``creatures.attacks``, its damage is a dice expression, its max HP at
     ``level_min`` is at least 1, and a creature has at most ``max_abilities`` abilities, a
@@ -435,7 +441,7 @@ def sheets_buildable(data: dict, source_of: Source) -> None:
 @invariant("guide.fall_dice_budget", "guide.falls.bands", "guide.falls.metres_per_die",
            "guide.falls.centimetres_per_metre", "guide.falls.die")
 def fall_dice_budget(data: dict, source_of: Source) -> None:
-    """A fall rolls at most the dice budget (RULES.md 2.5: ``floor(h / metres_per_die)``
+    """A fall rolls at most the dice budget (GM guide, falls: ``floor(h / metres_per_die)``
     dice; budgets: 1,000 dice): a ``dice`` band with a ``high`` rolls at most 1,000 dice at
     its top (an open-ended ``dice`` band refuses a taller fall when it is asked for).
 

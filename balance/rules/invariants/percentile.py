@@ -1,4 +1,4 @@
-"""Invariants of the percentile rules (RULES.md section 3): rolls, characteristics, combat."""
+"""Invariants of the percentile rules: rolls, characteristics, combat."""
 from __future__ import annotations
 
 from .registry import invariant
@@ -8,14 +8,14 @@ from ._tools import Source, fail, known_word, named, parsed_dice, row_name, top,
 CHARACTERISTICS = ("STR", "CON", "SIZ", "DEX", "INT", "POW", "CHA")
 #: the tiers the percentile code reads by position (balance.percentile._common.TIERS)
 TIERS = ("fumble", "failure", "success", "critical")
-#: attribute tables read over sums of characteristics (RULES.md 3.2)
+#: attribute tables read over sums of characteristics (percentile rules, derived attributes)
 BANDED = ("action_points", "experience_modifier", "healing_rate", "luck_points",
           "damage_modifier", "location_hp")
 
 
 @invariant("percentile.roll_faces", "percentile.die", "percentile.roll")
 def roll_faces(data: dict, source_of: Source) -> None:
-    """The skill roll's thresholds are faces of the die (RULES.md 3.1): every threshold lies in
+    """The skill roll's thresholds are faces of the die (percentile rules, skill roll): every threshold lies in
     1 .. ``die`` (a ``*_min`` may be ``die + 1``: never), automatic successes end before
     automatic failures begin, and a skill above ``high_skill`` fumbles no more often
     (``high_skill_fumble_min >= fumble_min``).
@@ -47,7 +47,7 @@ def roll_faces(data: dict, source_of: Source) -> None:
 @invariant("percentile.tiers_ordered", "percentile.tiers.table")
 def tiers_ordered(data: dict, source_of: Source) -> None:
     """The tiers are, in order, ``fumble``, ``failure``, ``success``, ``critical`` (the code
-    reads them by position, RULES.md 3.1) and their ``value`` rises strictly with quality
+    reads them by position; percentile rules, skill roll) and their ``value`` rises strictly with quality
     (a differential roll counts the difference).
 
     Fix: list the four tiers in that order with rising values.
@@ -73,7 +73,8 @@ def _grade_names(data: dict) -> list:
 @invariant("percentile.grades_named", "percentile.grades", "percentile.combat.knockback_*_grade",
            "percentile.duel.prone_grade")
 def grades_named(data: dict, source_of: Source) -> None:
-    """Every grade the rules name is a row of ``percentile.grades.table`` (RULES.md 3.1, 3.3):
+    """Every grade the rules name is a row of ``percentile.grades.table`` (percentile rules, difficulty
+    grades; combat):
     the default grade, the knockback grades, the duel's prone grade; ``no_roll_tier`` is a
     tier key.
 
@@ -101,7 +102,8 @@ def grades_named(data: dict, source_of: Source) -> None:
 
 @invariant("percentile.grades_ordered", "percentile.grades.table")
 def grades_ordered(data: dict, source_of: Source) -> None:
-    """The grades run from easiest to hardest (RULES.md 3.1, 3.3: "one grade harder" is the
+    """The grades run from easiest to hardest (percentile rules, difficulty grades;
+    combat: "one grade harder" is the
     next row): each rolled grade's factor ``numerator / denominator`` is at most the previous
     one's, and a grade that allows no roll (``roll = false``) comes after every rolled grade.
 
@@ -128,7 +130,7 @@ def grades_ordered(data: dict, source_of: Source) -> None:
            "percentile.humans", "percentile.<attribute>.inputs", "percentile.derived")
 def characteristics_known(data: dict, source_of: Source) -> None:
     """The characteristics are the seven the rules compute with (STR, CON, SIZ, DEX, INT,
-    POW, CHA, in any order; RULES.md 3.2); every attribute's ``inputs`` name at least one of
+    POW, CHA, in any order; percentile rules, characteristics); every attribute's ``inputs`` name at least one of
     them, and only them; each
     human's dice stay within ``minimum`` .. ``maximum``; a linear attribute divides by a
     ``denominator`` of at least 1.
@@ -177,7 +179,8 @@ def characteristics_known(data: dict, source_of: Source) -> None:
 @invariant("percentile.bands_cover_sums", "percentile.<attribute>.table",
            "percentile.characteristics.minimum", "percentile.characteristics.maximum")
 def bands_cover_sums(data: dict, source_of: Source) -> None:
-    """Every banded attribute's table covers the sums its inputs can take (RULES.md 3.2):
+    """Every banded attribute's table covers the sums its inputs can take (percentile rules, derived
+    attributes):
     its first row starts at or below ``len(inputs) x minimum`` and its last row is
     open-ended or reaches ``len(inputs) x maximum``.
 
@@ -206,7 +209,7 @@ def bands_cover_sums(data: dict, source_of: Source) -> None:
            "percentile.damage_modifier.continuation")
 def damage_modifier_progression(data: dict, source_of: Source) -> None:
     """Damage modifiers are dice, and the progression past the table continues from its last
-    row (RULES.md 3.2): every row's ``dice`` parses; the last row is some d{``die``} plus at
+    row (percentile rules, damage modifier): every row's ``dice`` parses; the last row is some d{``die``} plus at
     most one other term, written as an item of ``continuation.extras`` (which holds ``""``
     for none).
 
@@ -239,7 +242,8 @@ def damage_modifier_progression(data: dict, source_of: Source) -> None:
            "percentile.location_hp.locations", "percentile.duel.weapon_arm",
            "percentile.duel.shield_arm")
 def hit_locations_consistent(data: dict, source_of: Source) -> None:
-    """Hit locations, their hit points and the rolls agree (RULES.md 3.2, 3.3): every
+    """Hit locations, their hit points and the rolls agree (percentile rules, hit locations;
+    combat): every
     ``location_hp.locations`` item is a column of ``location_hp.table``; every hit location's
     ``hp`` is one of those locations; the hit-location ``roll`` and ``mounted_roll`` only
     give values the table covers; the duel's ``weapon_arm`` and ``shield_arm`` are keys of
@@ -279,7 +283,7 @@ def hit_locations_consistent(data: dict, source_of: Source) -> None:
 @invariant("percentile.combat_sizes_and_dice", "percentile.combat",
            "percentile.weapons.table", "percentile.shields.table")
 def combat_sizes_and_dice(data: dict, source_of: Source) -> None:
-    """Weapons, shields and combat rolls are usable (RULES.md 3.3): each weapon's and
+    """Weapons, shields and combat rolls are usable (percentile rules, combat): each weapon's and
     shield's ``size`` names a row of ``percentile.combat.sizes.table`` and its ``damage`` is
     a dice expression; ``initiative_roll`` and ``stun_roll`` are dice (stun turns >= 0); each
     ``parry_block`` fraction lies in 0..1.
@@ -319,7 +323,7 @@ _CONDITIONS = ("clear_thought", "free_hand", "voice", "sight")
 @invariant("percentile.magic_consistent", "percentile.magic.conditions",
            "percentile.magic.location_fractions", "percentile.magic.wounds")
 def magic_consistent(data: dict, source_of: Source) -> None:
-    """Magic rules stay meaningful (RULES.md 3.4): each casting condition's ``key`` is one the
+    """Magic rules stay meaningful (percentile rules, magic): each casting condition's ``key`` is one the
     casting checklist knows (``clear_thought``, ``free_hand``, ``voice``, ``sight``); each
     ``location_fractions`` item is a fraction in 0..1, rising with Magical Strength; a wound
     makes casting no easier (``passed`` and ``failed`` steps >= 0) and failing the Willpower
@@ -346,7 +350,7 @@ def magic_consistent(data: dict, source_of: Source) -> None:
                        "easier (passed >= 0) and failing Willpower no easier (failed >= passed)")
 
 
-#: RULES.md 3.4 vocabulary the simulator reads (balance.percentile.effects)
+#: vocabulary of the percentile rules' special effects the simulator reads (balance.percentile.effects)
 EFFECT_CHOOSERS = ("attacker", "defender", "either")
 EFFECT_REQUIREMENTS = ("any", "hit", "critical", "parried", "evaded", "defended",
                        "attack_failed", "prone")
@@ -358,7 +362,7 @@ BLOW_MECHANICS = ("choose_location", "bypass_armour", "maximise_damage", "impale
 @invariant("percentile.special_effects_consistent", "percentile.special_effects",
            "percentile.special_effects.policies")
 def special_effects_consistent(data: dict, source_of: Source) -> None:
-    """Special effects are rows the simulator can read (RULES.md 3.4): each has a known
+    """Special effects are rows the simulator can read (percentile rules, special effects): each has a known
     ``chooser``, ``requires`` and ``effect``, keys are unique, an effect that acts through the
     blow (choose location, bypass armour, maximise damage, impale, stun) is chosen by the
     attacker only, and every policy names effects of the table.
