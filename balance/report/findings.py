@@ -8,6 +8,7 @@ intervals); :func:`findings_section` writes them in the report's language.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,7 +71,8 @@ def _changes(res: dict, rules) -> list[Fact]:
         moved = changed(frame)
         out.append(Fact("metrics_changed", "changes", {
             "count": len(moved), "total": len(frame),
-            "exact": int(frame["exact"].sum()), "alpha": frame.attrs.get("alpha", 0.05)}))
+            "exact": int(frame["exact"].sum()), "alpha": frame.attrs.get("alpha", 0.05),
+            "listed": min(len(moved), MAX_CHANGES)}))
         for row in moved.head(MAX_CHANGES).itertuples(index=False):
             out.append(Fact("metric_changed", "changes", {
                 "metric": row.metric, "category": row.category, "description": row.description,
@@ -181,6 +183,30 @@ def _duels(res: dict, rules) -> list[Fact]:
 
 
 # --- writing -------------------------------------------------------------------------------
+#: a count and a noun whose plural is left open: "1 value(s)", "3 blessure(s)"
+_OPEN_PLURAL = re.compile(r"\b(\d[\d\u202f,]*)(\s+)(\w+)\((s|es|x)\)")
+
+
+def agreed(sentence: str, lang: str) -> str:
+    """``sentence`` with each "N noun(s)" agreeing with its count: singular for 1 (and for 0
+    in French), plural otherwise (``"1 value(s)"`` -> ``"1 value"``, ``"0 wound(s)"`` ->
+    ``"0 wounds"``, French ``"0 blessure(s)"`` -> ``"0 blessure"``).
+
+    Examples
+    --------
+    >>> agreed("with 1 wound(s) and 3 value(s)", "en")
+    'with 1 wound and 3 values'
+    >>> agreed("0 blessure(s), 2 processus", "fr")
+    '0 blessure, 2 processus'
+    """
+    def one(match: re.Match) -> str:
+        number, space, noun, ending = match.groups()
+        n = int(re.sub(r"\D", "", number))
+        singular = n == 1 or (lang == "fr" and n == 0)
+        return f"{number}{space}{noun}{'' if singular else ending}"
+    return _OPEN_PLURAL.sub(one, sentence)
+
+
 def _p(p: float, lang: str, digits: int = 1) -> str:
     return f"{decimal(100 * p, digits, lang)} %"
 
@@ -200,8 +226,13 @@ def _sentence(fact: Fact, lang: str) -> str:
             if v["count"] > len(v["rows"]) else ""
         return t("finding_rules_changed", count=v["count"], shown=shown, more=more)
     if fact.key == "metrics_changed":
-        key = "finding_metrics_changed" if v["count"] else "finding_metrics_unchanged"
-        return t(key, count=v["count"], total=v["total"], alpha=v["alpha"])
+        if not v["count"]:
+            return t("finding_metrics_unchanged", total=v["total"], alpha=v["alpha"])
+        listed = v.get("listed", min(v["count"], MAX_CHANGES))
+        follow = t("finding_listed_all" if listed >= v["count"] else "finding_listed_first",
+                   listed=listed)
+        key = "finding_metrics_changed_one" if v["count"] == 1 else "finding_metrics_changed"
+        return t(key, count=v["count"], total=v["total"], alpha=v["alpha"], follow=follow)
     if fact.key == "metric_changed":
         from ..regression.checking import change_text, p_text, value_text
         from ..labels import decimal_mark, unit_name
@@ -258,7 +289,7 @@ def _sentence(fact: Fact, lang: str) -> str:
 def findings_section(found: list[Fact], sections: list[Section], lang: str) -> Section:
     """The key-findings section: one linked line per fact (to the section it comes from)."""
     titles = {s.key: s.title for s in sections}
-    items = tuple(Finding(text=_sentence(f, lang), target=f.section,
+    items = tuple(Finding(text=agreed(_sentence(f, lang), lang), target=f.section,
                           link=titles.get(f.section, f.section)) for f in found
                   if f.section in titles)
     changed = any(f.section == "changes" for f in found)
