@@ -1,9 +1,11 @@
 """The vectorised fight kernel of :mod:`balance.fights` (GM guide, checks and attacks;
 core rules, dying and critical injuries).
 
-State arrays are shaped ``(fights, combatants)``; Python loops run over rounds and turn slots
-only. Fights that end leave the state at once and their outcome goes to the accumulators, so
-a round costs in proportion to the fights still running.
+The state is one int32 per combatant and fight, ``(HP - 1) * 256 + position``, shaped
+``(combatants, fights)``; Python loops run over rounds, chunks of fights and turn slots only.
+Fights that end leave the state at once and their outcome goes to the accumulators, so a round
+costs in proportion to the fights still running. Hits, critical hits and damage are table
+lookups (per attacker, target and die face), computed once per call.
 """
 from __future__ import annotations
 
@@ -16,7 +18,6 @@ from ..rules import Rules
 __all__ = ["FightSpec", "fight_sampler", "WEAKEST", "RANDOM"]
 
 WEAKEST, RANDOM = 0, 1
-_BIG = np.int32((1 << 23) - 1)   # key of a combatant that cannot be targeted (HP stays below)
 _SHIFT = 1 << 8         # key = value * _SHIFT + position (at most 256 combatants)
 
 
@@ -65,9 +66,11 @@ def _order(spec: FightSpec, n: int, rng: np.random.Generator) -> np.ndarray:
 def fight_sampler(n: int, rng: np.random.Generator, spec: FightSpec) -> dict[str, np.ndarray]:
     """Simulate ``n`` fights of ``spec``, as additive accumulators for the engine (GM guide, checks and attacks; core rules, dying and critical injuries).
 
-    The state is the (fights, combatants) table of HP held combatant-major (its transpose), so
-    that one combatant's column over all fights is contiguous; the only Python loops run over
-    rounds and turn slots.
+    Each round draws its dice for every fight still running, then plays the round a chunk of
+    :data:`_CHUNK` fights at a time (so that a chunk's state stays in the CPU cache). A
+    combatant's state is one int32, ``(HP - 1) * 256 + position``: read as unsigned it is the
+    "weakest" sort key, with those down (HP <= 0) above every standing one. The only Python
+    loops run over rounds, chunks and turn slots.
 
     Parameters
     ----------
@@ -87,7 +90,8 @@ def fight_sampler(n: int, rng: np.random.Generator, spec: FightSpec) -> dict[str
         ``dying_by_pc`` / ``dead_by_pc`` (fights each PC ended so), ``dying_seconds`` (histogram
         over dying PCs, 0..automatic_death), ``expected_deaths_sum`` / ``expected_deaths_sumsq``
         (expected deaths per fight if every dying PC is stabilised at fight end: the core rules'
-        critical-injury roll). Means and their spreads come from the histograms.
+        critical-injury roll). Means and their spreads come from the histograms. One hit deals
+        at most :data:`_MAX_HIT` damage (far above any HP the guide allows).
 
     Raises
     ------
@@ -109,85 +113,214 @@ def fight_sampler(n: int, rng: np.random.Generator, spec: FightSpec) -> dict[str
     out = _empty(spec)
     if n == 0:
         return out
-    hp = np.repeat(spec.hp[:, None], n, axis=1).astype(np.int32)       # (C, fights)
-    col = np.arange(c, dtype=np.int32)[:, None]
-    key = _weakest_key(hp, col)                                         # (C, fights)
-    order = _order(spec, n, rng).astype(np.int32 if c * n < 2**31 else np.int64)  # (slots, fights)
-    dying = np.zeros((p, n), dtype=np.int32)                            # seconds below 0 HP
-    tables = _damage_tables(spec)                                       # [(flat, sizes, L)]
-    max_t = int(spec.targets.max())
-    # roll needed on the die by attacker a against target t: defence - attack - adjustment
-    need = (spec.defences[:, spec.attack_defence].T - spec.attack[:, None]
-            - spec.adjust).ravel().astype(np.int32)                     # (C * C,)
-    targets = spec.targets.astype(np.int32)
-    side = spec.side.astype(np.int8)
-    random_policy = RANDOM in spec.policy
-    policy = np.asarray(spec.policy, dtype=np.int8)
-    all_random = bool((policy == RANDOM).all())
+    plan = _Plan(spec)
+    order = _order(spec, n, rng)                                         # (slots, fights)
+    tied = np.ascontiguousarray(order[plan.tied_slots], dtype=np.int32)  # attacker of tied slots
+    del order
+    state = np.repeat(((spec.hp.astype(np.int32) - 1) * _SHIFT
+                       + np.arange(c, dtype=np.int32))[:, None], n, axis=1)  # (C, fights)
+    below = np.zeros((p, n), dtype=np.int32)        # rounds each PC ended below 0 HP
+    n_groups = len(plan.tables)
     for rnd in range(1, spec.max_rounds + 1):
-        m = hp.shape[1]
-        rows = np.arange(m, dtype=order.dtype)
-        d20 = rng.integers(1, spec.die + 1, size=(c, max_t, m), dtype=np.int16)
-        u = rng.random((c, max_t, len(tables), m))
-        draws = rng.integers(0, 1 << 22, size=(c, c, m), dtype=np.int32) if random_policy else None
-        hp_flat, key_flat = hp.reshape(-1), key.reshape(-1)
-        for s in range(c):
-            a = order[s]
-            acting = hp_flat.take(a * m + rows) > 0
-            side_a = side.take(a)
-            if random_policy:  # a fresh random key per slot; "weakest" actors keep theirs
-                assert draws is not None
-                rkey = np.where(hp > 0, draws[s], _BIG) * _SHIFT + col
-                if not all_random:
-                    rkey = np.where(policy.take(side_a) == RANDOM, rkey, key)
-            skip = None
-            for j in range(max_t):
-                kk = rkey if random_policy else key
-                if skip is not None:
-                    kk = kk.copy()
-                    kk.reshape(-1)[skip] = _BIG * _SHIFT
-                best = np.where(side_a == 0, kk[p:].min(axis=0), kk[:p].min(axis=0))
-                has = acting & (best < _BIG * _SHIFT)
-                if j:
-                    has &= targets.take(a) > j
-                if not has.any():
-                    break
-                t = best & (_SHIFT - 1)
-                flat_t = t * m + rows
-                skip = flat_t if skip is None else np.concatenate([skip, flat_t])
-                roll = d20[s, j]
-                crit = roll == spec.critical_success
-                hit = has & (crit | ((roll != spec.critical_failure)
-                                     & (roll >= need.take(a * c + t))))
-                sel = a * 2 + crit                       # (combatant, critical?) row
-                dmg = None
-                for g, (flat, sizes, width) in enumerate(tables):
-                    idx = (u[s, j, g] * sizes.take(sel)).astype(np.int32)
-                    part = flat.take(sel * width + idx)
-                    dmg = part if dmg is None else dmg + part
-                assert dmg is not None  # every combatant has a damage table (0 for no dice)
-                dmg = np.maximum(dmg, spec.minimum_damage) * hit
-                new_hp = hp_flat.take(flat_t) - dmg
-                hp_flat[flat_t] = new_hp
-                key_flat[flat_t] = np.where(new_hp > 0, new_hp, _BIG) * _SHIFT + t
-        # end of round: the dying clock runs for every PC below 0 HP (a whole round, assumed)
-        below = hp[:p] < 0
-        dying = np.where(below, np.minimum(dying + spec.seconds_per_round,
-                                           spec.automatic_death), dying)
-        party_up = np.asarray((hp[:p] > 0).any(axis=0))
-        creatures_up = np.asarray((hp[p:] > 0).any(axis=0))
-        done = ~party_up | ~creatures_up
-        if rnd == spec.max_rounds:
-            done[:] = True
-        if done.any():
-            _record(out, spec, rnd, hp[:, done].T, dying[:, done].T, party_up[done],
-                    creatures_up[done], death_probability)
-            keep = ~done
-            hp, key, dying, order = hp[:, keep], key[:, keep], dying[:, keep], order[:, keep]
-            hp, key = np.ascontiguousarray(hp), np.ascontiguousarray(key)
-        if hp.shape[1] == 0:
+        m = state.shape[1]
+        d20 = rng.integers(1, spec.die + 1, size=(c, plan.max_t, m), dtype=np.int16)
+        rolls = d20.astype(np.int32) * c
+        u = rng.random((c, plan.max_t, n_groups, m))
+        draws = rng.integers(0, 1 << 22, size=(c, c, m), dtype=np.int32).view(np.uint32) \
+            if plan.random_policy else None
+        last = rnd == spec.max_rounds
+        new_state, new_tied = np.empty_like(state), np.empty_like(tied)
+        new_below = np.empty_like(below)
+        kept, ended = 0, []
+        for lo in range(0, m, _CHUNK):
+            hi = min(lo + _CHUNK, m)
+            k = np.ascontiguousarray(state[:, lo:hi])
+            tc = tied[:, lo:hi]
+            _play_chunk(k, tc, rolls[..., lo:hi], u[..., lo:hi],
+                        None if draws is None else draws[..., lo:hi], plan)
+            bc = below[:, lo:hi] + (k[:p] < -_SHIFT)   # HP < 0 at the end of the round
+            party_up = k[:p].max(axis=0) >= 0
+            creatures_up = k[p:].max(axis=0) >= 0
+            live = party_up & creatures_up
+            if last:
+                live[:] = False
+            keep = np.flatnonzero(live)
+            nk = keep.size
+            if nk:
+                new_state[:, kept:kept + nk] = k.take(keep, axis=1)
+                new_tied[:, kept:kept + nk] = tc.take(keep, axis=1)
+                new_below[:, kept:kept + nk] = bc.take(keep, axis=1)
+                kept += nk
+            if nk < hi - lo:
+                done = np.flatnonzero(~live)
+                ended.append((k.take(done, axis=1), bc.take(done, axis=1),
+                              party_up[done], creatures_up[done]))
+        if ended:
+            ks, bs, pu, cu = (np.concatenate(x, axis=-1) for x in zip(*ended))
+            hp = (ks >> 8) + 1
+            dying = np.minimum(bs * spec.seconds_per_round, spec.automatic_death)
+            _record(out, spec, rnd, hp.T, dying.T, pu, cu, death_probability)
+        state, tied, below = new_state[:, :kept], new_tied[:, :kept], new_below[:, :kept]
+        if kept == 0:
             break
     return out
+
+
+#: fights played together within a round (a chunk's state stays in the CPU cache)
+_CHUNK = 1 << 14
+#: a candidate that cannot be targeted (read unsigned; the low byte keeps its position)
+_DOWN = np.uint32(0xFFFFFF00)
+#: damage of one hit is capped here, so that (HP - 1) * 256 stays an int32 (HP <= 10^6)
+_MAX_HIT = 1 << 22
+
+
+class _Plan:
+    """What the turn loop reads, computed once per call: who acts in each slot, on which side,
+    the hit outcome of every (attacker, target, die face) and the damage tables."""
+
+    def __init__(self, spec: FightSpec) -> None:
+        c, p = spec.hp.size, spec.pcs
+        self.c, self.p = c, p
+        self.die = spec.die
+        init = spec.init
+        ranked = np.argsort(-init, kind="stable")
+        ties = spec.random_ties and np.unique(init).size < c
+        self.attacker: list[int] = []   # >= 0: the combatant; < 0: -1 - row of `tied`
+        self.tied_slots: list[int] = []
+        self.side: list[int] = []       # 0, 1, or -1 when the slot's tie group holds both sides
+        sorted_init = init[ranked]
+        for s in range(c):
+            group = np.flatnonzero(init == sorted_init[s])
+            if ties and group.size > 1:
+                self.attacker.append(-1 - len(self.tied_slots))
+                self.tied_slots.append(s)
+            else:
+                self.attacker.append(int(ranked[s]))
+            sides = np.unique(spec.side[group])
+            self.side.append(int(sides[0]) if sides.size == 1 else -1)
+        self.targets = spec.targets.astype(np.int32)
+        self.max_t = int(spec.targets.max())
+        self.policy = tuple(int(x) for x in spec.policy)
+        self.random_policy = RANDOM in self.policy
+        self.sides = spec.side.astype(np.int32)[:, None]
+        self.col = np.arange(c, dtype=np.uint32)[:, None]
+        # outcome of attacker a against target t on face f: 0 miss, 1 hit, 2 critical hit
+        need = spec.defences[:, spec.attack_defence].T - spec.attack[:, None] - spec.adjust
+        faces = np.arange(spec.die + 1)
+        crit = faces == spec.critical_success
+        hit = crit | ((faces != spec.critical_failure) & (faces[None, None, :] >= need[..., None]))
+        hit[..., 0] = False
+        outcome = (hit.astype(np.int32) + (hit & crit)).transpose(0, 2, 1)   # (a, face, t)
+        self.outcome = np.ascontiguousarray(outcome).ravel()   # (a * (die + 1) + face) * C + t
+        self.outcome_of = [self.outcome[i * outcome[0].size:(i + 1) * outcome[0].size]
+                           for i in range(c)]
+        self.tables = _damage_tables(spec)
+        self.single = len(self.tables) == 1
+        self.minimum_damage = spec.minimum_damage
+        if self.single:  # each attacker's three rows (miss, hit, critical hit), as views
+            table, sizes, width = self.tables[0]
+            self.table_of = [table[3 * i * width:3 * (i + 1) * width] for i in range(c)]
+            self.sizes_of = [sizes[3 * i:3 * (i + 1)] for i in range(c)]
+        # the combatant whose tables a slot reads: its attacker, or any member of a tie group
+        # whose members attack alike (-1 when they differ: each fight looks up its attacker's)
+        self.profile: list[int] = []
+        for s in range(c):
+            if self.attacker[s] >= 0:
+                self.profile.append(self.attacker[s])
+                continue
+            group = np.flatnonzero(init == sorted_init[s])
+            alike = self.single and all(
+                np.array_equal(self.outcome_of[i], self.outcome_of[group[0]])
+                and np.array_equal(self.table_of[i], self.table_of[group[0]])
+                and np.array_equal(self.sizes_of[i], self.sizes_of[group[0]])
+                and self.targets[i] == self.targets[group[0]] for i in group)
+            self.profile.append(int(group[0]) if alike else -1)
+
+
+def _play_chunk(k: np.ndarray, tied: np.ndarray, rolls: np.ndarray, u: np.ndarray,
+                draws: np.ndarray | None, plan: _Plan) -> None:
+    """One round of a chunk of fights, every slot's attacks applied to ``k`` in place.
+
+    ``rolls`` are the round's die faces times the number of combatants (the outcome table's
+    stride), ``u`` its uniform draws for the damage tables, ``draws`` the random targeting keys.
+    """
+    c, p, w = plan.c, plan.p, k.shape[1]
+    flat = k.reshape(-1)
+    ku = k.view(np.uint32)
+    local = np.arange(w, dtype=np.int32)
+    rows = np.arange(c, dtype=np.int32)[:, None]
+    for s in range(c):
+        a, like = plan.attacker[s], plan.profile[s]
+        if a >= 0:
+            av: int | np.ndarray = a
+            acting = k[a] >= 0
+        else:
+            av = tied[-1 - a]
+            acting = flat.take(av * w + local) >= 0
+        if not acting.any():
+            continue
+        side_s = plan.side[s]
+        if side_s >= 0:
+            r0, r1 = (p, c) if side_s == 0 else (0, p)
+            if plan.policy[side_s] == RANDOM:
+                assert draws is not None
+                cand = np.where(k[r0:r1] >= 0, draws[s, r0:r1] * np.uint32(_SHIFT)
+                                + plan.col[r0:r1], _DOWN + plan.col[r0:r1])
+                own = True
+            else:
+                cand, own = ku[r0:r1], False
+        else:  # a tie group with both sides: each fight's attacker has its own foes
+            r0, r1 = 0, c
+            side_a = plan.sides.take(av)
+            cand = ku
+            if draws is not None:
+                rand = np.where(k >= 0, draws[s] * np.uint32(_SHIFT) + plan.col,
+                                _DOWN + plan.col)
+                pol = np.asarray(plan.policy, dtype=np.int32).take(side_a)
+                cand = rand if min(plan.policy) == RANDOM else \
+                    np.where(pol == RANDOM, rand, ku)
+            cand = np.where(plan.sides == side_a, _DOWN + plan.col, cand)
+            own = True
+        t = local  # each target picked is masked for the next ones (``targets`` > 1)
+        for j in range(plan.max_t):
+            if j:
+                if like >= 0 and plan.targets[like] <= j:
+                    break
+                if not own:
+                    cand, own = cand.copy(), True
+                cand.reshape(-1)[(t - r0) * w + local] = _DOWN + t.astype(np.uint32)
+            best = cand.min(axis=0).view(np.int32)
+            has = acting & (best >= 0)
+            if j and like < 0:
+                has &= plan.targets.take(av) > j
+            if not has.any():
+                break
+            t = best & 0xFF
+            if like >= 0:
+                outcome = plan.outcome_of[like].take(rolls[s, j] + t)
+            else:
+                outcome = plan.outcome.take(av * plan.outcome_of[0].size + rolls[s, j] + t)
+            outcome *= has
+            if plan.single and like >= 0:
+                idx = (u[s, j, 0] * plan.sizes_of[like].take(outcome)).astype(np.int32)
+                dmg = plan.table_of[like].take(outcome * plan.tables[0][2] + idx)
+            else:
+                dmg = _damage(plan, av * 3 + outcome, outcome, u[s, j])
+            k[r0:r1] -= dmg * (t == rows[r0:r1])
+
+
+def _damage(plan: _Plan, sel: np.ndarray, outcome: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """Damage (times 256) of each attack: row ``sel`` = attacker * 3 + outcome."""
+    if plan.single:
+        table, sizes, width = plan.tables[0]
+        return table.take(sel * width + (u[0] * sizes.take(sel)).astype(np.int32))
+    total = None
+    for g, (table, sizes, width) in enumerate(plan.tables):
+        part = table.take(sel * width + (u[g] * sizes.take(sel)).astype(np.int32))
+        total = part if total is None else total + part
+    assert total is not None
+    dmg = np.minimum(np.maximum(total, plan.minimum_damage), _MAX_HIT) * (outcome > 0)
+    return (dmg * _SHIFT).astype(np.int32)
 
 
 #: largest table of equiprobable outcomes for one group of damage dice
@@ -203,17 +336,20 @@ def _outcomes(faces: list[int]) -> np.ndarray:
 
 
 def _damage_tables(spec: FightSpec) -> list[tuple[np.ndarray, np.ndarray, int]]:
-    """Damage of each (combatant, critical?) row as lookup tables of equiprobable outcomes.
+    """Damage of each (combatant, outcome) row as lookup tables of equiprobable outcomes.
 
-    The dice of a row (rolled ``crit_dice`` times on a critical hit) are cut into groups whose
-    outcome tables hold at most ``_TABLE_LIMIT`` entries; a uniform draw per group picks an
-    outcome, so the sampled total has exactly the dice's distribution. The damage bonus is
-    folded into the first group. Returns, per group, the flat table ``(rows * width,)``, the
-    size of each row's table and the width.
+    Row ``combatant * 3 + outcome``: outcome 0 a miss (no damage), 1 a hit, 2 a critical hit
+    (the dice rolled ``crit_dice`` times). A row's dice are cut into groups whose outcome
+    tables hold at most ``_TABLE_LIMIT`` entries; a uniform draw per group picks an outcome, so
+    the sampled total has exactly the dice's distribution. The damage bonus is folded into the
+    first group; with one group, so are the minimum damage, the cap :data:`_MAX_HIT` and the
+    factor 256 of the state. Returns, per group, the flat table ``(rows * width,)``, the size
+    of each row's table and the width.
     """
-    rows = []
+    rows: list[list[np.ndarray] | None] = []
     for i in range(spec.hp.size):
         base = [int(f) for f in spec.faces[i] if f > 0]
+        rows.append(None)                       # a miss
         for crit in (False, True):
             dice = base * (spec.crit_dice if crit else 1)
             groups: list[list[int]] = []
@@ -224,24 +360,23 @@ def _damage_tables(spec: FightSpec) -> list[tuple[np.ndarray, np.ndarray, int]]:
                     current = []
                 current.append(f)
             groups.append(current)
-            rows.append([_outcomes(g) for g in groups])
-    n_groups = max(len(r) for r in rows)
+            tables = [_outcomes(g).astype(np.int64) for g in groups]
+            tables[0] += int(spec.damage_bonus[i])
+            rows.append(tables)
+    n_groups = max(len(r) for r in rows if r is not None)
     out = []
     for g in range(n_groups):
-        parts = [r[g] if g < len(r) else np.zeros(1, dtype=np.int32) for r in rows]
-        if g == 0:
-            parts = [p + np.int32(spec.damage_bonus[i // 2]) for i, p in enumerate(parts)]
-        width = max(p.size for p in parts)
-        flat = np.zeros((len(parts), width), dtype=np.int32)
-        for i, p in enumerate(parts):
-            flat[i, :p.size] = p
-        out.append((flat.ravel(), np.array([p.size for p in parts], dtype=np.int32), width))
+        parts = [np.zeros(1, dtype=np.int64) if r is None or g >= len(r) else r[g] for r in rows]
+        if n_groups == 1:
+            parts = [np.zeros(1, dtype=np.int64) if r is None else
+                     np.clip(part, spec.minimum_damage, _MAX_HIT) * _SHIFT
+                     for r, part in zip(rows, parts)]
+        width = max(part.size for part in parts)
+        flat = np.zeros((len(parts), width), dtype=np.int32 if n_groups == 1 else np.int64)
+        for i, part in enumerate(parts):
+            flat[i, :part.size] = part
+        out.append((flat.ravel(), np.array([part.size for part in parts], dtype=np.int32), width))
     return out
-
-
-def _weakest_key(hp: np.ndarray, col: np.ndarray) -> np.ndarray:
-    """Sort key of "weakest": current HP (down ones last), then position, in one int64."""
-    return np.where(hp > 0, hp, _BIG) * _SHIFT + col
 
 
 def _empty(spec: FightSpec) -> dict[str, np.ndarray]:
