@@ -158,7 +158,6 @@ def _duel(args) -> int:
               "other_skill": second, "other_weapon": _name(other_weapon, lang),
               "other_armour": other_armour,
               "situation": _situation(args.surprise, args.charge),
-              "surprised": args.surprise or "none", "charging": args.charge or "none",
               "policy": policy, "other_policy": other_policy,
               "seed": args.seed, "trials": args.trials}
     emit(pd.DataFrame(table), args.format, header=header)
