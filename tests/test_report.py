@@ -20,12 +20,10 @@ TRIALS = 2_000
 
 
 @pytest.fixture(scope="module")
-def reports(tmp_path_factory):
-    root = tmp_path_factory.mktemp("reports")
-    en = bl.report.build_report(out=root / "en", trials=TRIALS, seed=7, progress=False)
-    fr = bl.report.build_report(out=root / "fr", lang="fr", trials=TRIALS, seed=7,
-                                progress=False)
-    return {"en": en, "fr": fr, "root": root}
+def reports(default_report):
+    """The default report's folders (tests/conftest.py: built once for the whole run, the
+    English one by ``build_report``, the French one from the same computation)."""
+    return {"en": default_report.folder("en"), "fr": default_report.folder("fr")}
 
 
 def html_of(path) -> str:
@@ -115,6 +113,27 @@ def test_bundled_rules_change_nothing(reports):
     page = html_of(reports["en"])
     changes = re.search(r"<section id='changes'>(.*?)</section>", page, re.S).group(1)
     assert "None: these are the bundled rules." in changes and "<table" not in changes
+    assert "<p>Nothing to compare: these rules are the baseline itself (bundled). To see" \
+        in changes
+    french = re.search(r"<section id='changes'>(.*?)</section>", html_of(reports["fr"]),
+                       re.S).group(1)
+    assert "<p>Rien à comparer : ces règles sont la référence elle-même (règles fournies). " \
+        "Pour voir" in french
+
+
+@pytest.mark.parametrize("lang, sentence", [
+    ("en", "Nothing to compare: these rules (bundled + same.toml) set every value as the "
+           "baseline (bundled) does."),
+    ("fr", "Rien à comparer : ces règles (règles fournies + same.toml) fixent chaque valeur "
+           "comme la référence (règles fournies).")])
+def test_a_variant_setting_the_bundled_values_has_nothing_to_compare(tmp_path, monkeypatch,
+                                                                     lang, sentence):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "same.toml").write_text("[injuries]\ndeath_threshold = 176\n", encoding="utf-8")
+    path = bl.report.build_report("same.toml", out=tmp_path / "r", lang=lang, trials=200,
+                                  seed=1, progress=False, topics=["changes"])
+    changes = re.search(r"<section id='changes'>(.*?)</section>", html_of(path), re.S).group(1)
+    assert f"<p>{sentence} " in changes and "<table" not in changes
 
 
 def fail_in_render(monkeypatch):

@@ -87,10 +87,13 @@ def render(results: dict, ctx: Context):
     elif not len(rows):
         notes.append(ctx.t("no_changes"))
     same = comparison is None and not len(rows)
-    section = make_section(ctx, KEY, title="sec_changes",
-                           text_key="sec_changes_none_text" if same else "sec_changes_text",
-                           text_fields={"sources": sources(ctx.rules.sources, ctx.lang),
-                                        "base": name},
+    shown = sources(ctx.rules.sources, ctx.lang)
+    # the same rules: the baseline itself (bundled against bundled), or other files setting
+    # every value as it does
+    text_key = ("sec_changes_text" if not same else
+                "sec_changes_none_text" if shown == name else "sec_changes_same_text")
+    section = make_section(ctx, KEY, title="sec_changes", text_key=text_key,
+                           text_fields={"sources": shown, "base": name},
                            figures=tuple(figures), tables=tuple(tables), notes=tuple(notes))
     if comparison is None:
         return section
