@@ -69,36 +69,22 @@ def luminance(css: str) -> float:
 
 
 class Pages(dict):
-    """The default report's page per language, built on first use from one small computation
-    (1,000 trials per Monte Carlo figure: the layout does not depend on the trials), so a
-    worker that runs only the French tests renders only the French page."""
+    """The default report's page per language, drawn on first use from the run's one default
+    report (tests/conftest.py), so a worker that runs only the French tests draws only the
+    French page."""
 
-    def __init__(self, folder: Path):
+    def __init__(self, report):
         super().__init__()
-        self.folder, self.bundle = folder, None
+        self.report = report
 
     def __missing__(self, lang: str) -> Path:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        from balance.report.build import report_meta
-        from balance.report.bundle import compute_bundle
-        from balance.report.html import render_html
-        from balance.report.sections import render_sections
-
-        if self.bundle is None:
-            self.bundle = compute_bundle(None, trials=1000, seed=1)
-        page = render_html(render_sections(self.bundle, lang), report_meta(self.bundle, lang),
-                           lang)
-        path = self.folder / f"{lang}.html"
-        path.write_text(page, encoding="utf-8")
-        self[lang] = path
-        return path
+        self[lang] = self.report.folder(lang) / "index.html"
+        return self[lang]
 
 
 @pytest.fixture(scope="module")
-def pages(tmp_path_factory) -> Pages:
-    return Pages(tmp_path_factory.mktemp("report"))
+def pages(default_report) -> Pages:
+    return Pages(default_report)
 
 
 @pytest.fixture(scope="module")

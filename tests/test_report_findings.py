@@ -23,34 +23,32 @@ from balance.report.sections import render_sections  # noqa: E402
 
 TRIALS = 2_000
 SEED = 11
-#: the topics the findings read, the comparison and the appendix (the others are tested in
-#: test_report.py)
-TOPICS = ["changes", "death", "injuries", "rescue", "campaign", "negotiation", "encounters",
-          "duels", "assumptions"]
-
-
 #: a variant's report: the comparison, and what the threshold moves
 VARIANT_TOPICS = ["changes", "death", "injuries", "rescue", "assumptions"]
 
 
 @pytest.fixture(scope="module")
-def bundles():
-    return {"bundled": compute_bundle(None, trials=TRIALS, seed=SEED, topics=TOPICS),
+def bundles(default_report):
+    """The bundled rules' report (every section: tests/conftest.py computes it once for the
+    run, 2,000 trials, seed 7) and a variant's."""
+    return {"bundled": default_report.bundle(),
             "variant": compute_bundle("death_threshold_180", trials=TRIALS, seed=SEED,
                                       topics=VARIANT_TOPICS)}
 
 
 @pytest.fixture(scope="module")
-def pages(bundles):
+def pages(bundles, default_report):
     """Every (rules, language) rendered to HTML and Markdown, with the sections."""
     out = {}
-    for name, bundle in bundles.items():
-        for lang in ("en", "fr"):
-            sections = render_sections(bundle, lang)
-            meta = {"title": bl.labels.text("report_title", lang)}
-            md, _ = render_markdown(sections, meta, lang)
-            out[name, lang] = {"sections": sections, "html": render_html(sections, meta, lang),
-                               "md": md}
+    for lang in ("en", "fr"):
+        out["bundled", lang] = {"sections": default_report.sections(lang),
+                                "html": default_report.html(lang),
+                                "md": default_report.markdown(lang)}
+        sections = render_sections(bundles["variant"], lang)
+        meta = {"title": bl.labels.text("report_title", lang)}
+        md, _ = render_markdown(sections, meta, lang)
+        out["variant", lang] = {"sections": sections, "html": render_html(sections, meta, lang),
+                                "md": md}
     return out
 
 
@@ -289,7 +287,8 @@ ENGLISH = ("the", "and", "with", "of", "from", "when", "every", "probability", "
 def test_french_report_has_no_english_left(pages):
     for name in ("bundled", "variant"):
         shown = visible_text(pages[name, "fr"]["html"])
-        words = re.sub(r"\S*[._@=\[\]'/]\S*", " ", shown)  # identifiers: keys, metrics, files
+        words = re.sub(r"`[^`]*`", " ", shown)  # a command line: `balance diff bundled ...`
+        words = re.sub(r"\S*[._@=\[\]'/]\S*", " ", words)  # identifiers: keys, metrics, files
         left = sorted({w for w in ENGLISH if re.search(rf"(?<![\w-]){w}(?![\w-])", words)})
         assert not left, (name, left)
     assert "[Mort]" in pages["variant", "fr"]["html"] and "[Death]" in \
