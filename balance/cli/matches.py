@@ -232,7 +232,7 @@ def _sides(p, weapon_help: str) -> None:
 def register(sub) -> None:
     """Add ``balance duel``, ``balance weapons`` and ``balance campaign``."""
     p = sub.add_parser(
-        "duel", help="simulate a percentile duel: win chances with intervals (percentile 3.3)",
+        "duel", help="simulate a percentile duel: win chances with intervals (percentile rules, combat)",
         description="Two combatants of the percentile rules fight until one is out: each "
                     "side's win chance, how the loser went out, rounds and seconds, with 95 % "
                     "intervals. SKILL is the first side's Combat Style %, OTHER_SKILL the "
@@ -270,7 +270,7 @@ def register(sub) -> None:
     p.set_defaults(func=_duel)
 
     p = sub.add_parser(
-        "weapons", help="weapon matchups at unequal skills, with intervals (percentile 3.3)",
+        "weapons", help="weapon matchups at unequal skills, with intervals (percentile rules, combat)",
         description="Every pair of the weapons: the first side at SKILL % with the first "
                     "weapon of the pair against the second side at --against % with the "
                     "second weapon; the first side's win chance with its 95 % interval, each "
@@ -293,7 +293,7 @@ def register(sub) -> None:
     fights, cunning, hours = (CAMPAIGN_RANGES[k] for k in ("fights", "cunning",
                                                            "hours_between"))
     p = sub.add_parser(
-        "campaign", help="a campaign's wound burden: deaths over many fights (core 1.2-1.3)",
+        "campaign", help="a campaign's wound burden: deaths over many fights (core rules, injuries and treatment)",
         description="Characters go through --fights fights, knocked out with "
                     "--knockout-chance each, rescued, rolling critical injuries, treated "
                     "between fights: the cumulative death probability after each fight, "

@@ -321,7 +321,8 @@ def register(sub) -> None:
     p.set_defaults(func=_import)
 
     p = group.add_parser("assumptions", help="list the assumed values in effect",
-                         description="Values RULES.md marks (assumed), with their notes.")
+                         description="Values our reading of the rule documents marks (assumed), "
+                                     "with their notes (docs: readings).")
     add_rules(p)
     add_format(p)
     p.set_defaults(func=_assumptions)
