@@ -3,11 +3,12 @@
 Importing this module registers ``d100-tiers`` and ``percentile-duel`` with :mod:`balance.bench`
 (listed in ``bench.KERNEL_MODULES``). Each has a plain-Python twin using ``random.Random.randint``:
 
-- :func:`python_tiers`: one d100 per trial against skill 65, the precedence of RULES.md 3.1
+- :func:`python_tiers`: one d100 per trial against skill 65, the precedence of the
+  percentile rules, skill roll
   (fumble, automatic failure, success, critical) applied with the numbers of the rules data;
 - :func:`python_duels`: whole duels in a per-duel loop applying the same exchange rules and
-  policies as :mod:`balance.percentile.duels` / :mod:`balance.percentile.exchange` (RULES.md
-  3.3), written independently of their numpy code. Tests compare it statistically with
+  policies as :mod:`balance.percentile.duels` / :mod:`balance.percentile.exchange` (percentile
+  rules, combat), written independently of their numpy code. Tests compare it statistically with
   :func:`balance.percentile.duel_sampler`.
 
 The duel floor is the mean number of dice a duel rolls, computed by :func:`duel_dice` from the
@@ -35,10 +36,10 @@ TIER_SKILL = 65
 DUEL_SKILLS = (70, 50)
 
 
-# --- d100 tiers (RULES.md 3.1) -----------------------------------------------------------------
+# --- d100 tiers (percentile rules, skill roll) -------------------------------------------------
 def python_tier(roll: int, skill: int, p) -> int:
     """Tier code of one d100 ``roll`` against the modified ``skill`` (``p``: the rules'
-    ``[percentile.roll]``), in the precedence of RULES.md 3.1: fumble, automatic failure,
+    ``[percentile.roll]``), in the precedence of the percentile rules, skill roll: fumble, automatic failure,
     success, critical."""
     fumble_min = p["high_skill_fumble_min"] if skill > p["high_skill"] else p["fumble_min"]
     if roll >= fumble_min:
@@ -70,7 +71,7 @@ def _d100() -> int:
     return section(None)["die"]
 
 
-# --- duels (RULES.md 3.3) ----------------------------------------------------------------------
+# --- duels (percentile rules, combat) ----------------------------------------------------------
 def _spec():
     from ..percentile.duels import duel_spec
     from ..percentile.fighters import combatant
@@ -125,7 +126,8 @@ class _Side:
 
 def _requirement_met(row, role: str, own: int, attack: int, hit: bool, parried: bool,
                      evaded: bool, prone: bool) -> bool:
-    """RULES.md 3.4 as read in ``[percentile.special_effects]``: chooser and requirement."""
+    """The percentile rules' special effects as read in ``[percentile.special_effects]``: chooser
+    and requirement."""
     if row["chooser"] not in ("either", role):
         return False
     defender = role == "defender"
@@ -201,7 +203,7 @@ def python_duels(n: int, rnd: random.Random, spec=None) -> dict[str, int]:
     prone_grade = find_grade(duel["prone_grade"], rules)
     blocks = list(combat["sizes"]["parry_block"])
     stand_turns, min_damage = duel["stand_up_turns"], duel["minimum_damage"]
-    every_hit = combat["wound_every_hit"]           # RULES.md 3.3 (False: first crossing)
+    every_hit = combat["wound_every_hit"]           # percentile rules, combat (False: first crossing)
     cost = combat["ap_per_action"]                  # A.P. per turn or defence
     location, stun_roll = _roller(sec["hit_locations"]["roll"], rnd), _roller(combat["stun_roll"],
                                                                               rnd)
@@ -373,7 +375,7 @@ def python_duels(n: int, rnd: random.Random, spec=None) -> dict[str, int]:
                             knockbacks += 1
                             if tier(dfn.knock, randint(1, die)) < SUCCESS:
                                 prone[d] = True             # ... and down
-                    # effects after the blow (RULES.md 3.4)
+                    # effects after the blow (percentile rules, special effects)
                     for chooser, keys_ in ((a, mine), (d, theirs)):
                         other_side = 1 - chooser
                         for key in keys_:
@@ -429,8 +431,10 @@ def _python_duels(n: int, rnd: random.Random) -> dict[str, int]:
 
 TIERS_KERNEL = register(Kernel(
     "d100-tiers", _tier_sampler, 1, _d100, python_tiers,
-    f"1d100 against skill {TIER_SKILL}: fumble, failure, success, critical (RULES.md 3.1)"))
+    f"1d100 against skill {TIER_SKILL}: fumble, failure, success, critical "
+    "(percentile rules, skill roll)"))
 DUEL_KERNEL = register(Kernel(
     "percentile-duel", _duel_sampler, duel_dice, _d100, _python_duels,
     f"duel {DUEL_SKILLS[0]} % vs {DUEL_SKILLS[1]} %: average humans, broadswords, no armour "
-    "(RULES.md 3.3)", unit="duel", trials=1 << 21, python_trials=60_000, target_rate=1e5))
+    "(percentile rules, combat)", unit="duel", trials=1 << 21, python_trials=60_000,
+    target_rate=1e5))
