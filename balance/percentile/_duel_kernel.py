@@ -1,4 +1,4 @@
-"""The duel simulator's inner loop (RULES.md 3.3), built for speed; rules as in :mod:`.duels`.
+"""The duel simulator's inner loop (percentile rules, combat), built for speed; rules as in :mod:`.duels`.
 
 Duels are split by who won the initiative, so that in each group the side acting in a slot of
 the turn cycle is the same for every duel and every per-side number is a scalar. State is held
@@ -69,7 +69,8 @@ class _Roll:
 
 
 def _worst(skill: int, grades: list) -> int:
-    """The skill at the worst of ``grades`` (only the worst grade applies, RULES.md 3.1)."""
+    """The skill at the worst of ``grades`` (only the worst grade applies: percentile
+    rules, difficulty grades)."""
     if not grades:
         return skill
     return min(grades, key=lambda g: Fraction(g.numerator, g.denominator)).apply(skill)
@@ -92,7 +93,7 @@ class Tables:
     a_tier: tuple        # attack tier
     parried: tuple       # a successful parry
     # per attacker side, by situation (bonus * 16 + combo) * 16 + code (see _SITUATIONS):
-    # the effects won by each side and spent by their policies (RULES.md 3.4)
+    # the effects won by each side and spent by their policies (percentile rules, special effects)
     eff_pos: tuple       # (S,) effects won by the attacker (surprise bonus included)
     eff_neg: tuple       # (S,) effects won by the defender
     spent_att: tuple     # (S, E) effects of the table spent by the attacker
@@ -251,7 +252,8 @@ def _charge_expr(x) -> str:
 
 
 def _spending(spec, parry: list, orders: list, eff: np.ndarray, rules) -> dict:
-    """The effects each side wins and spends in every situation (RULES.md 3.4), by its policy:
+    """The effects each side wins and spends in every situation (percentile rules, special effects), by
+    its policy:
     tables over (surprise bonus * 16 + combo) * 16 + code, per attacker side."""
     sec = section(rules)
     rows = sec["special_effects"]["table"]
@@ -314,7 +316,7 @@ def _spending(spec, parry: list, orders: list, eff: np.ndarray, rules) -> dict:
 
 def _endurance_fails(a_tier: np.ndarray, die: int, endurance: int, rules) -> np.ndarray:
     """For each attack (tier ``a_tier[i]``, roll ``i % die + 1``): how many Endurance faces
-    fail to win the opposed roll against it (RULES.md 3.1: a success of a higher tier wins; the
+    fail to win the opposed roll against it (percentile rules, opposed rolls: a success of a higher tier wins; the
     same tier, the higher roll; counted per tier, without a die x die grid)."""
     e_tier = tier_lookup(rules)[min(endurance, _skill_cap(rules)), 1:]
     per_tier = np.bincount(e_tier, minlength=4)
@@ -402,7 +404,7 @@ class Group:
 
 
 def run_group(g: Group, t: Tables, rounds: int, res: Results, gen: np.random.Generator) -> None:
-    """All rounds of one initiative group (RULES.md 3.3 round and turn policies)."""
+    """All rounds of one initiative group (percentile rules, combat: rounds and turns)."""
     cost = t.cost
     for rnd in range(1, rounds + 1):
         if g.ids.size == 0:
@@ -527,7 +529,7 @@ def _exchange(g: Group, t: Tables, idx: np.ndarray | None, a: int, rnd: int, res
 
 
 def _after(g: Group, t: Tables, idx, p: np.ndarray, s: np.ndarray, a: int) -> None:
-    """Effects spent after the blow (RULES.md 3.4): prone, a lost turn, a destroyed shield,
+    """Effects spent after the blow (percentile rules, special effects): prone, a lost turn, a destroyed shield,
     standing up; ``p`` indexes the exchanges that spend one."""
     sp = s[p]
     gp = p if idx is None else idx[p]
@@ -606,7 +608,7 @@ def _blow(g: Group, t: Tables, idx, h: np.ndarray, code: np.ndarray, s: np.ndarr
     hp_flat[flat] = after
     best_d[gi] = np.minimum(best_d[gi], after * (2 * L) + t.key_offset[d][loc])
     top = t.hp_max[d][loc]
-    if t.every_hit:             # RULES.md 3.3: by the hit points after every damaging hit
+    if t.every_hit:             # percentile rules, combat: by the hit points after every damaging hit
         wounded = np.flatnonzero((after <= 0) & (damage > 0))
     else:                       # the earlier reading: the first crossing of 0 or -max only
         wounded = np.flatnonzero((after <= 0) & (before > -top) & (
