@@ -1,5 +1,5 @@
-"""Explorers of the core rules: dying and critical injuries (RULES.md 1.2), negotiation (1.5)
-and treatment (1.3). Everything drawn is exact: each change recomputes the curves with the
+"""Explorers of the core rules: dying and critical injuries, negotiation
+and treatment of injuries. Everything drawn is exact: each change recomputes the curves with the
 closed-form functions (``bl.injuries``, ``bl.negotiation``, ``bl.treatment``).
 
 >>> import balance as bl
@@ -46,7 +46,7 @@ def _percent(p: float) -> str:
 
 
 class InjuryExplorer(Explorer):
-    """Death curves and severity bands of the critical-injury roll (RULES.md 1.2), live.
+    """Death curves and severity bands of the critical-injury roll (core rules, critical injuries), live.
 
     Sliders: the state (seconds at negative HP, negative HP, wounds) and two rules
     (``injuries.death_threshold``, ``injuries.automatic_death_seconds``); the injury table as
@@ -142,7 +142,8 @@ class InjuryExplorer(Explorer):
 
 
 class NegotiationExplorer(Explorer):
-    """Expected price change against the ask X (RULES.md 1.5), live: Psychology and the rule's
+    """Expected price change against the ask X (core rules, negotiation), live: Psychology and the
+    rule's
     two divisors (``negotiation.partial_divisor``, ``negotiation.full_divisor``); the bundled
     rule's curve is drawn for comparison."""
 
@@ -178,7 +179,8 @@ class NegotiationExplorer(Explorer):
 
 
 class TreatmentExplorer(Explorer):
-    """Cure chance and expected time against Cunning by injury band (RULES.md 1.3), live: each
+    """Cure chance and expected time against Cunning by injury band (core rules, treating injuries), live:
+    each
     level's Cunning bonus and retry interval (``treatment.<level>.bonus``,
     ``treatment.<level>.retry_minutes``)."""
 
