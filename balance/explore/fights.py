@@ -1,6 +1,6 @@
-"""Explorers of simulated fights: an encounter of the GM guide (RULES.md 2.3-2.4) and a duel of
-the percentile rules (3.3). Monte Carlo, with 95 % intervals: while a control moves each change
-runs a small number of trials (``quick_trials``); once nothing has moved for ``debounce``
+"""Explorers of simulated fights: an encounter of the GM guide (checks and attacks; adversity
+ratio and calibration) and a duel of the percentile rules (combat). Monte Carlo, with 95 %
+intervals: while a control moves each change runs a small number of trials (``quick_trials``); once nothing has moved for ``debounce``
 seconds the same seed runs ``trials`` (the "release"). Every run goes through the public
 simulators (``bl.fights.simulate``, ``bl.percentile.duel``) with the explorer's ``seed``.
 
@@ -100,7 +100,7 @@ class EncounterExplorer(MonteCarloExplorer):
     fights (``fights.crit_damage_dice``, ``fights.pc_wounds``). Shown: the party's win rate,
     the creatures' and draws, the chance that some PC is knocked out, dying or dead, each with
     its Wilson 95 % interval; the mean rounds with its interval and the encounter's
-    calibration (RULES.md 2.4) below.
+    calibration (GM guide, adversity ratio and calibration) below.
     """
 
     METRICS = ("party_win_rate", "creature_win_rate", "draw_rate", "any_pc_knocked_out",
@@ -171,7 +171,7 @@ class EncounterExplorer(MonteCarloExplorer):
 
 
 class DuelExplorer(MonteCarloExplorer):
-    """A duel of the percentile rules (RULES.md 3.3), live: each side's Combat Style, weapon,
+    """A duel of the percentile rules (combat), live: each side's Combat Style, weapon,
     shield and armour, and the round cap (``percentile.duel.max_rounds``). Shown: each side's
     win probability and the timeouts with Wilson 95 % intervals, the mean rounds with its
     interval."""
