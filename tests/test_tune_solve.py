@@ -166,3 +166,81 @@ def test_bad_input_is_one_line(kwargs, fragment):
     with pytest.raises(ValueError) as err:
         bl.tune.solve(**args)
     assert fragment in str(err.value) and "\n" not in str(err.value)
+
+
+# --- plateaus, ties within a tolerance, targets jumped over (review of issue 13) -------------
+def issue_metric(rules):
+    return bl.injuries.death_probability(seconds=40, negative_hp=6, wounds=1, rules=rules)
+
+
+def closest_with_tolerance(scores: dict, target: float, current: float):
+    """Brute force of the documented rule: the least distance, distances within 1e-9 tied,
+    then the value nearest ``current``, then the lower value."""
+    dist = {v: abs(m - target) for v, m in scores.items()}
+    least = min(dist.values())
+    tied = [v for v, d in dist.items() if math.isclose(d, least, rel_tol=1e-9, abs_tol=1e-12)]
+    return min(tied, key=lambda v: (abs(v - current), v))
+
+
+def valid_thresholds():
+    """Every valid death threshold of the bounded range: beyond the injury table's last row
+    (the rules invariant), up to the key's [limits]."""
+    high = BASE["injuries"]["table"][-1]["high"]
+    lo, hi = bl.tune.knob("injuries.death_threshold").bounds
+    return range(max(lo, high + 1), hi + 1)
+
+
+@pytest.mark.parametrize("target", [0.0, -1.0])
+def test_a_plateau_gives_its_edge_nearest_the_current_value(target):
+    scores = {t: death_closed_form(t, 40, 6, 1) for t in valid_thresholds()}
+    expected = closest_with_tolerance(scores, target, 176)
+    res = bl.tune.solve(issue_metric, target=target, vary="injuries.death_threshold")
+    assert (res.value, expected) == (193, 193)
+    assert res.achieved == 0.0 and res.method == "bisection"
+    assert res.reachable == (target == 0.0) and res.attained == (target == 0.0)
+    if target < 0:
+        assert "out of reach" in res.note and "= 193" in res.note
+
+
+def test_a_true_tie_is_decided_by_the_rule_not_by_float_rounding():
+    # 182 gives 0.11 and 183 gives 0.10: both 0.005 from 0.105, but not in floats
+    assert abs(0.11 - 0.105) != abs(0.105 - 0.10)
+    scores = {t: death_closed_form(t, 40, 6, 1) for t in range(176, 400)}
+    expected = closest_with_tolerance(scores, 0.105, 176)
+    res = bl.tune.solve(issue_metric, target=0.105, vary="injuries.death_threshold")
+    assert (res.value, expected) == (182, 182)
+    assert res.reachable and not res.attained
+    assert "no value of injuries.death_threshold gives exactly 0.105" in res.note
+    assert "0.11 at 182 to 0.1 at 183" in res.note and "nearest the current value 176" in res.note
+
+
+def longsword_price(f):
+    """GM guide, economy: the Longsword (1d8+2, roll bonus 2) costs the d8's die value plus 4
+    bonus points, each value scaled by the factor and rounded to whole NX."""
+    d8 = next(r["value"] for r in BASE["economy"]["dice_values"] if r["faces"] == 8)
+    return np.round(d8 * f) + 4 * np.round(BASE["economy"]["point_cost"] * f)
+
+
+def test_a_target_jumped_over_says_no_value_attains_it():
+    price = catalogue_metric("economy.price.longsword")
+    k = bl.tune.knob("economy.scale_prices")
+    for f in (0.5, 0.625, 0.63, 1.0, 2.0):  # the formula is the metric
+        assert longsword_price(f) == price.compute(k.apply(f)).value
+    grid = np.linspace(0.25, 4, 375_001)  # steps of 1e-5
+    prices = longsword_price(grid)
+    assert 100 not in prices and np.abs(prices - 100).min() == 2  # 98 -> 102 at 0.625
+    res = bl.tune.solve("economy.price.longsword", target=100, vary="economy.scale_prices")
+    assert res.reachable and not res.attained and res.achieved == 102
+    assert res.note.startswith("no value of economy.scale_prices gives exactly 100: the metric "
+                               "goes from 98 at 0.62")
+    # 98 and 102 tie: the side nearer the current factor 1 wins, at its plateau's upper edge
+    edge = grid[prices == 102].max()
+    assert edge <= res.value < edge + 1e-5
+
+
+def test_shown_values_tell_brentq_iterates_apart():
+    res = bl.tune.solve("economy.price.longsword", target=100, vary="economy.scale_prices")
+    from balance.tune.solve import shown_values
+    shown = shown_values(res.curve["value"])
+    assert len(set(shown)) == len(res.curve)
+    assert all(abs(float(t) - v) < 1e-4 for t, v in zip(shown, res.curve["value"]))

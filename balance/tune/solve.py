@@ -13,8 +13,14 @@ How the value is found (``Tuned.method`` says which):
 - **real keys**: the grid, then ``scipy.optimize.brentq`` in the bracket where the metric
   crosses the target (``"brentq"``; Monte Carlo metrics stay on the grid, ``"grid"``).
 
-The answer is the evaluated value whose metric is closest to the target. **Ties**: the value
-closest to the key's current value wins (the smallest change), then the lower value. For a
+The answer is the evaluated value whose metric is closest to the target. **Ties** (distances
+equal within :data:`TIE_TOL`, so float rounding decides nothing): the value closest to the
+key's current value wins (the smallest change), then the lower value. On a plateau (many values
+with the best metric, e.g. a probability 0 for every threshold past some point) the search
+bisects for the plateau's edge nearest the current value, so the answer is that edge, not an
+arbitrary plateau point (a real key: to within the bisection's tolerance). When no value gives
+the target exactly (an integer key between two values, a step the metric jumps over),
+``attained`` is False and ``note`` says so with the two values around the target. For a
 Monte Carlo metric every candidate runs from the same seed (common random numbers) and
 ``Tuned.interval`` is the range of evaluated values whose 95 % interval holds the target.
 Invalid candidates (``Rules.updated`` raises ``RulesError``) are skipped, never evaluated.
@@ -44,12 +50,14 @@ from ..rules import Rules, resolve
 from .objective import Objective, Point, objective, one_cluster
 from .space import Knob, knob
 
-__all__ = ["Tuned", "solve", "MAX_SCAN", "GRID"]
+__all__ = ["Tuned", "solve", "MAX_SCAN", "GRID", "TIE_TOL", "shown_values"]
 
 #: integer ranges up to this many values are scanned value by value
 MAX_SCAN = 2001
 #: grid points of the monotonicity check and of real keys
 GRID = 33
+#: (relative, absolute) tolerance under which two distances to the target are a tie
+TIE_TOL = (1e-9, 1e-12)
 
 
 @dataclass(frozen=True)
@@ -68,7 +76,12 @@ class Tuned:
     rules : Rules
         The input rules with that one value changed (``rules.save(path)`` writes the variant).
     reachable : bool
-        False when no valid value gets the metric to the target (``value`` is then the closest).
+        False when the target lies outside the metric's span over the valid values (``value``
+        is then the closest).
+    attained : bool
+        Some value gives the target (an exact metric: equal within :data:`TIE_TOL`; Monte
+        Carlo: its interval holds it). False for a target between two integer values' metrics
+        or inside a step the metric jumps over (``note`` names the values around it).
     interval : (low, high) or None
         Monte Carlo: the range of evaluated values whose interval holds the target.
     method, monotone, current, skipped, note : how it was found; ``skipped`` counts invalid
@@ -92,6 +105,7 @@ class Tuned:
     metric: str = "metric"
     note: str = ""
     seed: int | None = None
+    attained: bool = True
 
     def save(self, path: str | os.PathLike, *, overwrite: bool = False) -> Path:
         """Write the variant file of :attr:`rules` (only what changed)."""
@@ -159,16 +173,28 @@ def _edges(s: _Search, grid: list[int]) -> None:
         s(lo if fa else hi)
 
 
+def _tie(a: float, b: float) -> bool:
+    """Equal within :data:`TIE_TOL` (two distances to the target, a metric and the target)."""
+    return math.isclose(a, b, rel_tol=TIE_TOL[0], abs_tol=TIE_TOL[1])
+
+
+def _side(p: Point, target: float) -> int:
+    """-1, 0 or 1: the metric below the target, at it (within :data:`TIE_TOL`), above it."""
+    if _tie(p.estimate, target):
+        return 0
+    return 1 if p.estimate > target else -1
+
+
 def _bisect(s: _Search, target: float) -> None:
-    """Integer bisection between the evaluated neighbours that straddle the target."""
+    """Integer bisection between the first evaluated neighbours on different sides of the
+    target (below / at / above it): ends on two adjacent values, one on each side."""
     vals = [int(v) for v in sorted(s.points)]
     for a, b in zip(vals, vals[1:]):
-        fa, fb = s.points[a].estimate - target, s.points[b].estimate - target
-        if fa == 0 or fb == 0 or (fa > 0) != (fb > 0):
+        if _side(s.points[a], target) != _side(s.points[b], target):
             break
     else:
         return
-    sign_a = s.points[a].estimate >= target
+    side_a = _side(s.points[a], target)
     while b - a > 1:
         mid = (a + b) // 2
         p = s(mid)
@@ -176,10 +202,39 @@ def _bisect(s: _Search, target: float) -> None:
             p, mid = _nearest_valid(s, a, b, mid)
             if p is None:
                 return
-        if (p.estimate >= target) == sign_a:
+        if _side(p, target) == side_a:
             a = mid
         else:
             b = mid
+
+
+def _edge(s: _Search, target: float, best: float, current: float, integer: bool,
+          xtol: float) -> None:
+    """Bisect from ``best`` toward ``current`` for the last value whose distance to the target
+    ties ``best``'s: the edge of a plateau nearest the current value. An invalid value counts
+    as the end of the plateau."""
+    for _ in range(2):  # the current value, when it lies between, is evaluated first
+        vals = sorted(s.points)
+        i = vals.index(best)
+        j = i + (1 if current > best else -1)
+        if best == current or not 0 <= j < len(vals):
+            return
+        n = vals[j]
+        if not min(best, n) < current < max(best, n):
+            break
+        if s(current) is None:
+            n = current
+            break
+        best = _choose(s, target, current)
+    ref = abs(s.points[best].estimate - target)
+    while abs(n - best) > (1 if integer else xtol):
+        mid = (best + n) // 2 if integer else (best + n) / 2
+        p = s(mid)
+        d = math.inf if p is None else abs(p.estimate - target)
+        if d <= ref or _tie(d, ref):
+            best = mid
+        else:
+            n = mid
 
 
 def _nearest_valid(s: _Search, a: int, b: int, mid: int):
@@ -205,8 +260,55 @@ def _widen(s: _Search, target: float, around: float, lo: float, hi: float) -> No
 
 
 def _choose(s: _Search, target: float, current: float) -> float:
-    return min(s.points, key=lambda v: (abs(s.points[v].estimate - target),
-                                        abs(v - current), v))
+    """The evaluated value closest to the target; ties (:func:`_tie`): nearest ``current``,
+    then the lower value."""
+    dist = {v: abs(p.estimate - target) for v, p in s.points.items()}
+    least = min(dist.values())
+    tied = [v for v, d in dist.items() if d <= least or _tie(d, least)]
+    return min(tied, key=lambda v: (abs(v - current), v))
+
+
+def _gap_note(s: _Search, target: float, best: float, key: str, current: float) -> str:
+    """What to say when no evaluated value gives the target: the two values around it."""
+    vals = sorted(s.points)
+    pairs = [(a, b) for a, b in zip(vals, vals[1:])
+             if _side(s.points[a], target) * _side(s.points[b], target) < 0]
+    shown = dict(zip(vals, shown_values(vals)))
+    ref = abs(s.points[best].estimate - target)
+    tied = any(v != best and _tie(abs(p.estimate - target), ref) for v, p in s.points.items())
+    rule = (f" (a tie, decided by the rule: nearest the current value {current:g})"
+            if tied else "")
+    text = f"no value of {key} gives exactly {target:g}"
+    if pairs:
+        a, b = min(pairs, key=lambda ab: min(abs(ab[0] - best), abs(ab[1] - best)))
+        text += (f": the metric goes from {s.points[a].estimate:.6g} at {shown[a]} to "
+                 f"{s.points[b].estimate:.6g} at {shown[b]}")
+    return f"{text}; {shown[best]} is the closest{rule}"
+
+
+def shown_values(values: Any, digits: int = 4) -> list[str]:
+    """``values`` as text, each with the fewest decimals (at least ``digits``) that tell it
+    from its neighbours in sorted order; whole numbers as integers when all are whole.
+
+    >>> shown_values([0.25, 0.6249999, 0.6250001, 0.7])
+    ['0.2500', '0.6249999', '0.6250001', '0.7000']
+    >>> shown_values([176, 183])
+    ['176', '183']
+    """
+    vals = [float(v) for v in values]
+    if all(v.is_integer() for v in vals):
+        return [str(int(v)) for v in vals]
+    order = sorted(range(len(vals)), key=vals.__getitem__)
+    out = [""] * len(vals)
+    for k, i in enumerate(order):
+        near = [vals[order[j]] for j in (k - 1, k + 1) if 0 <= j < len(order)]
+        text = repr(vals[i])
+        for d in range(digits, 17):
+            if all(f"{n:.{d}f}" != f"{vals[i]:.{d}f}" for n in near if n != vals[i]):
+                text = f"{vals[i]:.{d}f}"
+                break
+        out[i] = text
+    return out
 
 
 def _curve(s: _Search, mc: bool, target: float) -> pd.DataFrame:
@@ -289,12 +391,15 @@ def solve(metric: Any, target: float, vary: str, *, bounds: Any = None,
         for x in np.linspace(lo, hi, GRID):
             s(float(x))
     if not s.points:
-        raise ValueError(f"vary: no valid value of {vary} in {lo}..{hi} (every candidate breaks "
-                         "a rule); widen or move bounds=")
+        raise ValueError(f"bounds: no valid value of {vary} in {lo}..{hi} (every candidate "
+                         "breaks a rule); widen or move bounds=")
     mc = not next(iter(s.points.values())).exact
     if not k.integer and not mc:
         method = _brent(s, target) or method
     best = _choose(s, target, k.current)
+    if k.integer or not mc:  # a plateau of ties: its edge nearest the current value
+        _edge(s, target, best, k.current, k.integer, 1e-9 * max(1.0, hi - lo))
+        best = _choose(s, target, k.current)
     if mc and k.integer and method == "bisection":
         _widen(s, target, best, lo, hi)
         best = _choose(s, target, k.current)
@@ -302,9 +407,13 @@ def solve(metric: Any, target: float, vary: str, *, bounds: Any = None,
     reachable = min(est) <= target <= max(est) or any(p.holds(target) for p in s.points.values())
     holding = [v for v, p in s.points.items() if not p.exact and p.holds(target)]
     point = s.points[best]
-    note = "" if reachable else (f"target {target:g} is out of reach over {lo}..{hi}: the metric "
-                                 f"spans {min(est):.6g} to {max(est):.6g}; closest at "
-                                 f"{vary} = {best}")
+    attained = point.holds(target) if not point.exact else _tie(point.estimate, target)
+    note = ""
+    if not reachable:
+        note = (f"target {target:g} is out of reach over {lo}..{hi}: the metric spans "
+                f"{min(est):.6g} to {max(est):.6g}; closest at {vary} = {best}")
+    elif not attained and not mc:
+        note = _gap_note(s, target, best, vary, k.current)
     chosen = k.apply(best)
     assert chosen is not None  # best was evaluated, so it is valid
     return Tuned(key=vary, target=float(target), value=best, achieved=point.estimate,
@@ -312,7 +421,7 @@ def solve(metric: Any, target: float, vary: str, *, bounds: Any = None,
                  method=method, monotone=s.monotone(), current=k.current,
                  skipped=len(s.invalid), interval=(min(holding), max(holding)) if holding else None,
                  ci=None if point.exact else (point.ci_low, point.ci_high), metric=obj.label,
-                 note=note, seed=seed if mc else None)
+                 note=note, seed=seed if mc else None, attained=bool(attained))
 
 
 def _brent(s: _Search, target: float) -> str | None:
