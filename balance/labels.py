@@ -88,7 +88,8 @@ def unit_name(unit: str, lang: str = "en") -> str:
 
 #: the rule documents by the first number of a section (1 core rules, 2 GM guide, 3 percentile)
 _DOCUMENTS = {"1": "doc_core", "2": "doc_guide", "3": "doc_percentile"}
-#: "RULES.md 1.2", "RULES.md §1.2-1.4", "RULES.md 1.5, 2.6", "RULES.md 3.1 / 3.3"
+#: a numbered reference to our reading notes, as older variant notes wrote them: the notes'
+#: file name, then "1.2", "§1.2-1.4", "1.5, 2.6" or "3.1 / 3.3" (see :func:`cite`)
 _CITATION = re.compile(r"RULES\.md\s*§?\s*(\d\.\d(?:\s*(?:[-–,/]|and)\s*§?\d\.\d)*)")
 
 

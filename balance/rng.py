@@ -1,4 +1,4 @@
-"""One way to say "randomness" everywhere (STYLE.md §5): ``seed`` in, ``rng`` inside.
+"""One way to say "randomness" everywhere: ``seed`` in, ``rng`` inside.
 
 The convention (tests/test_rng_convention.py walks every public function and enforces it):
 

@@ -1,4 +1,4 @@
-"""The Monte Carlo engine: chunked, seeded, parallel runs with honest intervals (STYLE.md 4-6).
+"""The Monte Carlo engine: chunked, seeded, parallel runs with honest intervals.
 
 A *sampler* simulates ``n`` trials with a Generator and returns additive accumulators
 (counts, fixed-shape histograms, sums)::

@@ -1,4 +1,4 @@
-"""Confidence intervals for Monte Carlo estimates (STYLE.md principle 6).
+"""Confidence intervals for Monte Carlo estimates.
 
 Proportions get the Wilson score interval, which stays inside [0, 1] and is exact at the
 edges (0 successes -> low = 0; all successes -> high = 1). Means get the normal interval

@@ -114,7 +114,8 @@ class Metric:
         Changes whose size is at most this are ignored (for distributions: the largest
         change of one category's probability). A designer overrides it per comparison.
     section : str
-        The rules section(s) the metric reads (RULES.md), for reports.
+        The rules-data section(s) the metric reads (``"injuries"``, ``"d20"``; comma-separated),
+        for reports.
     trials_scale : float
         Monte Carlo metrics run ``round(trials * trials_scale)`` trials (costly processes
         run fewer).
