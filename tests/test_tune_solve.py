@@ -152,7 +152,7 @@ def test_save_writes_only_what_changed_and_refuses_to_overwrite(tmp_path):
 @pytest.mark.parametrize("kwargs, fragment", [
     (dict(vary="injuries.nope"), "not a numeric rules key"),
     (dict(vary="injuries.table"), "not a numeric rules key"),
-    (dict(vary="injuries.death_threshold", bounds=(1, 300)), "within its [limits]"),
+    (dict(vary="injuries.death_threshold", bounds=(1, 300)), "within the [limits] of injuries.death_threshold"),
     (dict(vary="injuries.death_threshold", bounds=(300, 200)), "low < high"),
     (dict(vary="injuries.death_threshold", bounds=(2, 100)), "no valid value"),
     (dict(vary="injuries.death_threshold", target=math.nan), "target"),

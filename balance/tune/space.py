@@ -151,12 +151,13 @@ def _bounds(name: str, bounds: Any, default: tuple | None, integer: bool) -> tup
     lo = check_number("bounds low", bounds[0])
     hi = check_number("bounds high", bounds[1])
     if integer and not (float(lo).is_integer() and float(hi).is_integer()):
-        raise ValueError(f"bounds of {name} (an integer) must be whole numbers, got {bounds!r}")
+        raise ValueError(f"bounds: {name} is an integer; give whole numbers, got {lo:g} "
+                         f"and {hi:g}")
     if not lo < hi:
-        raise ValueError(f"bounds must have low < high, got {bounds!r}")
+        raise ValueError(f"bounds: low must be below high (low < high), got {lo:g} and {hi:g}")
     if default is not None and (lo < default[0] or hi > default[1]):
-        raise ValueError(f"bounds of {name} must lie within its [limits] {default[0]} to "
-                         f"{default[1]}, got {bounds!r}")
+        raise ValueError(f"bounds: must lie within the [limits] of {name}, {default[0]} to "
+                         f"{default[1]}, got {lo:g} and {hi:g}")
     return (int(lo), int(hi)) if integer else (float(lo), float(hi))
 
 
