@@ -37,7 +37,10 @@ from .fit import apply_values
 from .objective import objective, one_cluster
 from .space import knob
 
-__all__ = ["Sensitivity", "sensitivity", "sobol_indices"]
+__all__ = ["Sensitivity", "sensitivity", "sobol_indices", "STEP_RANGE"]
+
+#: the relative steps ``step=`` of the one-at-a-time method accepts (``balance sensitivity --step``)
+STEP_RANGE = (1e-9, 10.0)
 
 
 @dataclass(frozen=True)
@@ -151,7 +154,7 @@ def sensitivity(metric: Any, vary: Sequence[str], *, method: str = "oat", step: 
     knobs = [knob(k, bounds=bounds.get(k), rules=rules) for k in keys]
     obj = objective(metric, trials=trials, seed=seed, workers=workers)
     if method == "oat":
-        step = check_number("step", step, min=1e-9, max=10)
+        step = check_number("step", step, min=STEP_RANGE[0], max=STEP_RANGE[1])
         base = obj(rules).estimate
         rows = []
         for k in knobs:
