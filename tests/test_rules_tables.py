@@ -110,7 +110,7 @@ def test_cli_export_edit_import_round_trip(tmp_path, monkeypatch):
     code, out, _ = in_process("rules", "check", "same.toml", "--format", "json")
     import json
     bundled = str(bl.load_rules().get("injuries.table")[4]["modifier"])
-    assert json.loads(out) == [{"key": "injuries.table[4].modifier", "bundled": bundled,
+    assert json.loads(out) == [{"key": "injuries.table.5.modifier", "bundled": bundled,
                                 "variant": "-7"}]
 
 

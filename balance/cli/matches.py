@@ -174,7 +174,7 @@ def _weapons(args) -> int:
     rules = load(args.rules)
     lang = args.lang
     given = args.weapons or [row["key"] for row in rules.get("percentile.weapons.table")]
-    rows_of = {}  # by key, in the order given: a weapon named twice is paired once
+    rows_of: dict[str, dict] = {}  # by key, in the order given: a weapon named twice is paired once
     for text in given:
         row = _row(rules, text, "--weapons", "weapons", lang)
         rows_of.setdefault(row["key"], row)

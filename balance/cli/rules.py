@@ -116,11 +116,8 @@ def table_lines(frame, width: int = WIDTH) -> list[str]:
     if not sized:
         return []
     first, rest = sized[0], sized[1:]
-    blocks: list[list] = []
-    for column in rest or [None]:
-        if column is None:
-            blocks.append([first])
-            break
+    blocks: list[list] = [] if rest else [[first]]
+    for column in rest:
         if blocks and sum(w + 2 for *_, w in blocks[-1]) + column[3] <= width:
             blocks[-1].append(column)
         else:
