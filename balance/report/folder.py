@@ -144,6 +144,7 @@ def check_report_folder(out: str | os.PathLike, *, force: bool = False,
     >>> check_report_folder(root / "typo" / "new", what="--out")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ValueError: --out .../typo/new: the folder .../typo does not exist; create it first ...
+    >>> root.rmdir()
     """
     shown = _plain(_named(what, out))
     check_output_folder(what, out)
