@@ -1,5 +1,6 @@
 """The benchmark's plain-Python references apply the same rule as the kernels they time:
 their counts agree with the exact distributions (5 standard errors, fixed seeds)."""
+import os
 import random
 
 import numpy as np
@@ -25,3 +26,100 @@ def test_plain_python_d20_test_is_the_rule():
     counts = bench._d20_python(100_000, random.Random(4))
     exact = bl.d20.test_points(bench.D20["characteristic"], bench.D20["modifier"])
     _agree([counts.get(int(p), 0) for p in exact.index], exact.to_numpy())
+
+
+# --- the counted floor, --json, the in-process fallback (issue 16) --------------------------
+import itertools
+import json
+
+import pytest
+
+from balance.bench import counting, exact
+from balance.cli import bench as bench_cli
+
+
+def _known(n, rng):
+    # 3 d20 and 1 d6 per trial, 2 uniforms per trial, one scalar d8, a choice of n, a shuffle of 5
+    a = rng.integers(1, 21, size=(3, n), dtype=np.int16)
+    b = rng.integers(0, 6, size=n, endpoint=False)
+    u = rng.random(2 * n)
+    c = rng.integers(1, 8, endpoint=True)
+    d = rng.choice(10, size=n)
+    rng.shuffle(np.arange(5))
+    return {"s": a.sum() + b.sum() + c + d.sum(), "u": u.sum()}
+
+
+def test_counting_generator_counts_exactly_what_is_drawn():
+    n = 1000
+    c = counting.count_draws(_known, n, seed=5)
+    assert c["integers"] == {6: 1.0, 8: 1 / n, 20: 3.0}
+    assert c["uniforms"] == 2.0 and c["other"] == {"choice": 1.0, "shuffle": 5 / n}
+    assert c["dice_per_trial"] == pytest.approx(3 + 1 + 1 / n + 2 + 1 + 5 / n, abs=1e-12)
+    assert c["calls"] == 6
+    # the proxy draws the same numbers as the Generator it wraps: the sampler's result is unchanged
+    assert _known(n, counting.CountingGenerator(5)) == _known(n, np.random.default_rng(5))
+
+
+def test_kernel_floors_count_the_rules_dice():
+    # one d100 per critical-injury roll and one d20 per Test (core rules): what the floor draws
+    ks = bench.load_kernels()
+    for name, faces in (("critical-injury", 100), ("d20-test", 20)):
+        c = counting.count_draws(ks[name].sampler(), 4096)
+        assert c["integers"] == {faces: 1.0} and c["uniforms"] == 0, (name, c)
+
+
+@pytest.mark.parametrize("row", [(3, 6, None), (4, 6, ("h", 3)), (2, 20, ("l", 1)),
+                                 (4, 4, ("l", 2))])
+def test_plain_python_exact_dice_is_the_enumeration(row):
+    count, faces, keep = row
+    ways: dict[int, int] = {}
+    for roll in itertools.product(range(1, faces + 1), repeat=count):
+        kept = sorted(roll) if keep is None else \
+            sorted(roll)[-keep[1]:] if keep[0] == "h" else sorted(roll)[:keep[1]]
+        ways[sum(kept)] = ways.get(sum(kept), 0) + 1
+    assert exact.python_exact(count, faces, keep) == ways
+
+
+_FIGURES = {"machine": {"cpus": 2}, "kernels": [], "targets": bench.TARGETS}
+
+
+def test_json_file_written_and_an_existing_one_refused(tmp_path, capsys):
+    out = tmp_path / "bench.json"
+    assert bench_cli.main(["--quick", "--only", "d20-test", "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert {"cpus", "load_average", "python", "numpy", "date"} <= set(data["machine"])
+    (k,) = data["kernels"]
+    assert k["kernel"] == "d20-test" and k["draws"]["integers"] == {"20": 1.0}
+    assert {"trials_per_s", "floor_trials_per_s", "x_floor", "x_python", "seconds"} <= set(k)
+    capsys.readouterr()
+    before = out.read_text()
+    with pytest.raises(SystemExit) as exc:  # refused before any work
+        bench_cli.main(["--only", "d20-test", "--json", str(out)])
+    assert exc.value.code == 2 and "already exists" in capsys.readouterr().err
+    assert out.read_text() == before
+    with pytest.raises(SystemExit):
+        bench_cli.main(["--only", "d20-test", "--json", str(tmp_path)])  # a folder
+
+
+def test_json_force_replaces(tmp_path, monkeypatch, capsys):
+    out = tmp_path / "bench.json"
+    out.write_text("old\n")
+    monkeypatch.setattr(bench_cli, "run_bench", lambda **kw: _FIGURES)
+    assert bench_cli.main(["--format", "json", "--json", str(out), "--force"]) == 0
+    assert json.loads(out.read_text()) == json.loads(capsys.readouterr().out) == \
+        json.loads(json.dumps(_FIGURES))
+
+
+def test_a_run_too_short_for_the_pool_runs_in_process_with_the_same_results():
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("needs 2 cores for workers=2")
+    sampler = bench.load_kernels()["d20-test"].sampler()
+    trials = 3 * bl.montecarlo.BLOCK_SIZE + 5
+    short, pooled_short = bench.run_parallel(sampler, trials, workers=2, seconds_per_trial=1e-9,
+                                             startup_seconds=1.0)
+    long, pooled_long = bench.run_parallel(sampler, trials, workers=2, seconds_per_trial=1e-9,
+                                           startup_seconds=0.0)
+    assert (pooled_short, pooled_long) == (False, True)
+    assert bench.pays_for_pool(trials, 1e-9, 1e-4) and not bench.pays_for_pool(trials, 1e-9, 1e-2)
+    assert short.totals.keys() == long.totals.keys()
+    assert all((short.totals[k] == long.totals[k]).all() for k in short.totals)

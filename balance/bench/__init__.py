@@ -1,12 +1,16 @@
 """How fast are the Monte Carlo kernels on this machine? ``balance bench``.
 
 For each registered kernel: trials per second through :func:`balance.montecarlo.run`
-(one process), the ratio to the *floor* (numpy drawing the same number of dice and counting
-them with ``bincount`` in cache-sized chunks, nothing else: no engine, no rule) and the
-speed-up over the best plain Python loop applying the same rule (``random.random`` and tables
-looked up once, no numpy inside the loop). Then the peak memory of a 10^8-trial
-critical-injury run (peak RSS of a fresh subprocess: ``VmHWM`` on Linux) and the speed-up
-of 2 worker processes over 1 on 10^8 trials.
+(one process), the ratio to the *floor* (numpy drawing exactly the dice the kernel draws,
+counted by :class:`~balance.bench.counting.CountingGenerator` on one block, and counting them
+with ``bincount`` in cache-sized chunks, nothing else: no engine, no rule) and the speed-up
+over the best plain Python loop applying the same rule (``random.random`` and tables looked
+up once, no numpy inside the loop). Then the exact-dice rows (:mod:`balance.bench.exact`:
+``balance.dice`` against icepool, dyce and plain Python), the peak memory of a 10^8-trial
+critical-injury run (peak RSS of a fresh subprocess: ``VmHWM`` on Linux), the speed-up of 2
+worker processes over 1 (10^9 critical-injury trials, 10^6 fights, warm pool; a run shorter
+than the pool's measured start-up runs in-process, :func:`pays_for_pool`) and the first
+answers of a fresh process (:func:`measure_first_answer`).
 
 Kernels register with :func:`register`; other modules add theirs the same way.
 """
@@ -26,22 +30,25 @@ from typing import Any
 import numpy as np
 
 from .. import montecarlo
+from .counting import CountingGenerator, count_draws
+from .exact import measure_exact
 
 __all__ = ["Kernel", "KERNELS", "KERNEL_MODULES", "register", "load_kernels", "floor_sampler",
            "measure_kernel", "measure_memory", "measure_workers", "run_bench", "format_table",
-           "main", "TARGETS"]
+           "TARGETS", "CountingGenerator", "count_draws", "measure_exact", "pays_for_pool",
+           "run_parallel", "measure_pool_startup", "measure_first_answer"]
 
-TARGETS = {"x_floor": 1.5, "x_python": 50.0, "peak_mb": 300.0, "x_workers": 1.5}
+TARGETS = {"x_floor": 1.5, "x_python": 50.0, "peak_mb": 300.0, "x_workers": 1.6,
+           "first_answer_s": 0.05}
 
 
 @dataclass(frozen=True)
 class Kernel:
     """A benchmarked kernel.
 
-    ``sampler()`` builds the ``(n, rng) -> dict`` sampler; ``dice`` dice of ``faces()`` faces
-    per trial define its floor (an int, or a function returning one, e.g. a mean measured from
-    the kernel's own counters); ``python(n, rnd)`` runs ``n`` trials of the same rule in a
-    plain loop with ``rnd.randint`` (a :class:`random.Random`). ``unit`` names one trial
+    ``sampler()`` builds the ``(n, rng) -> dict`` sampler (its floor: the dice it draws,
+    counted by :func:`~balance.bench.counting.count_draws`); ``python(n, rnd)`` runs ``n``
+    trials of the same rule in a plain loop (``rnd`` a :class:`random.Random`). ``unit`` names one trial
     ("duel", "fight") for the report; ``trials`` / ``python_trials`` are the sizes of a full
     run (``--quick``: 1/32 and 1/15 of them), smaller for kernels whose trial is a whole
     simulation; ``target_rate`` is an issue's target in trials per second on one core.
@@ -49,8 +56,6 @@ class Kernel:
 
     name: str
     sampler: Callable[[], Callable]
-    dice: int | Callable[[], int]
-    faces: Callable[[], int]
     python: Callable[[int, random.Random], Any]
     description: str = ""
     unit: str = "trial"
@@ -89,7 +94,7 @@ def floor_sampler(n: int, rng: np.random.Generator, *, faces: int, dice: int = 1
     return {"faces": np.bincount(draws, minlength=faces)}
 
 
-# --- registered kernels: critical-injury roll (RULES.md 1.2) and d20 Test (1.1) -------------
+# --- registered kernels: critical-injury roll (core rules, critical injuries) and d20 Test (Tests) ---
 INJURY: dict[str, Any] = {"seconds": 40, "negative_hp": 6, "wounds": 1}
 D20 = {"characteristic": 12, "modifier": 0}
 
@@ -135,16 +140,9 @@ def _d20_python(n: int, rnd: random.Random) -> dict[int, int]:
     return {effective - face: counts[face - 1] for face in range(1, die + 1) if counts[face - 1]}
 
 
-def _die(section: str) -> Callable[[], int]:
-    def faces() -> int:
-        from ..rules import resolve
-        return resolve(None)[section]["die"]
-    return faces
-
-
-register(Kernel("critical-injury", _injury_sampler, 1, _die("injuries"), _injury_python,
+register(Kernel("critical-injury", _injury_sampler, _injury_python,
                 "1d100 + (n+1)(d+npv) -> table row or death; d=40, npv=6, n=1"))
-register(Kernel("d20-test", _d20_sampler, 1, _die("d20"), _d20_python,
+register(Kernel("d20-test", _d20_sampler, _d20_python,
                 "1d20 roll-under Test, points C' - die; C'=12"))
 
 
@@ -163,28 +161,42 @@ def _best(func: Callable[[], Any], repeat: int) -> float:
 FLOOR_CHUNK = 1 << 20
 
 
-def _floor(trials: int, dice: int, faces: int) -> None:
+#: Largest number of faces the floor counts with ``bincount`` (a bigger draw, e.g. an index
+#: into a table of 2^22 entries, is summed instead: its bincount would measure memory).
+FLOOR_BINCOUNT_FACES = 1 << 16
+
+
+def _floor(trials: int, draws: dict[str, Any]) -> None:
+    """Draw ``trials`` times the per-trial dice of :func:`count_draws` in chunks, and count
+    them: integers by faces (``bincount``), uniforms (a sum)."""
     rng = np.random.default_rng(0)
-    dtype = _floor_dtype(faces)
-    total = trials * dice
+    for faces, per_trial in draws["integers"].items():
+        dtype, total = _floor_dtype(faces), round(per_trial * trials)
+        for start in range(0, total, FLOOR_CHUNK):
+            m = min(FLOOR_CHUNK, total - start)
+            got = rng.integers(0, faces, size=m, dtype=dtype)
+            np.bincount(got, minlength=faces) if faces <= FLOOR_BINCOUNT_FACES else got.sum()
+    total = round(draws["uniforms"] * trials)
     for start in range(0, total, FLOOR_CHUNK):
-        m = min(FLOOR_CHUNK, total - start)
-        np.bincount(rng.integers(0, faces, size=m, dtype=dtype), minlength=faces)
+        rng.random(min(FLOOR_CHUNK, total - start)).sum()
 
 
 def measure_kernel(kernel: Kernel, trials: int, python_trials: int, repeat: int = 3) -> dict:
-    """Trials/s of the kernel (engine, 1 process), of its floor and of its plain-Python twin."""
-    sampler, faces = kernel.sampler(), kernel.faces()
-    dice = int(kernel.dice() if callable(kernel.dice) else kernel.dice)
+    """Trials/s of the kernel (engine, 1 process), of its floor and of its plain-Python twin.
+
+    The floor draws what the sampler draws on one block of ``min(trials, BLOCK_SIZE)`` trials
+    (seed 0; :func:`count_draws`, which also warms the kernel up), scaled to ``trials``.
+    """
+    sampler = kernel.sampler()
+    draws = count_draws(sampler, min(trials, montecarlo.BLOCK_SIZE), seed=0)
     run = partial(montecarlo.run, sampler, trials, seed=1, progress=False)
-    run()  # warm-up (imports, rules memo)
     t_kernel = _best(run, repeat)
-    t_floor = _best(lambda: _floor(trials, dice, faces), repeat)
+    t_floor = _best(lambda: _floor(trials, draws), repeat)
     t_python = _best(lambda: kernel.python(python_trials, random.Random(1)), 1)
     rate, floor, py = trials / t_kernel, trials / t_floor, python_trials / t_python
-    return {"kernel": kernel.name, "unit": kernel.unit, "dice_per_trial": dice, "faces": faces,
-            "trials": trials, "trials_per_s": rate,
-            "floor_trials_per_s": floor, "x_floor": floor / rate,
+    return {"kernel": kernel.name, "unit": kernel.unit, "dice_per_trial": draws["dice_per_trial"],
+            "draws": draws, "trials": trials, "seconds": t_kernel, "trials_per_s": rate,
+            "floor_seconds": t_floor, "floor_trials_per_s": floor, "x_floor": floor / rate,
             "python_trials": python_trials, "python_trials_per_s": py, "x_python": rate / py,
             "target_rate": kernel.target_rate}
 
@@ -235,44 +247,161 @@ def measure_memory(trials: int, kernel: str = "critical-injury") -> dict:
             "seconds": data["seconds"], "method": data["method"]}
 
 
+# --- workers ---------------------------------------------------------------------------------
+def measure_pool_startup(workers: int = 2) -> float:
+    """Seconds until ``workers - 1`` helper processes of :mod:`balance.montecarlo.pool`'s kind
+    (same start method and preload) have started and answered once: what a cold pool costs
+    before it does any work (the forkserver's own start included the first time)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    from ..montecarlo import pool as mcpool
+    start = time.perf_counter()
+    ex = ProcessPoolExecutor(max_workers=workers - 1, mp_context=mcpool._context(),
+                             initializer=mcpool._init)
+    try:
+        for future in [ex.submit(mcpool._ping) for _ in range(workers - 1)]:
+            future.result()
+        return time.perf_counter() - start
+    finally:
+        ex.shutdown(wait=True)
+
+
+def pays_for_pool(trials: int, seconds_per_trial: float, startup_seconds: float) -> bool:
+    """Whether ``trials`` trials are long enough to pay for starting a pool of helpers.
+
+    The threshold is measured, not set: with the pool, this process works alone while the
+    helpers start (``startup_seconds``, :func:`measure_pool_startup`), then ``w`` processes
+    share the rest, so ``T_w ~ S + (T_1 - S) / w``; starting it gains only when the run would
+    take longer than ``S`` in one process, ``T_1 = trials x seconds_per_trial > S`` (while
+    the helpers start they also take CPU from this process on a busy machine: below ``S`` the
+    pool only costs).
+
+    >>> pays_for_pool(10**6, 2.5e-9, 0.3), pays_for_pool(10**9, 2.5e-9, 0.3)
+    (False, True)
+    """
+    return trials * seconds_per_trial > startup_seconds
+
+
+def run_parallel(sampler: Callable, trials: int, *, workers: int, seed: Any = 1,
+                 seconds_per_trial: float, startup_seconds: float) -> tuple[Any, bool]:
+    """``montecarlo.run`` on ``workers`` processes when :func:`pays_for_pool`, else in this
+    process; returns ``(result, pooled)``. The totals are the same either way (the engine's
+    results do not depend on workers)."""
+    pooled = workers > 1 and pays_for_pool(trials, seconds_per_trial, startup_seconds)
+    res = montecarlo.run(sampler, trials, seed=seed, progress=False,
+                         workers=workers if pooled else 1)
+    return res, pooled
+
+
 def measure_workers(trials: int, kernel: str = "critical-injury", workers: int = 2,
-                    repeat: int = 3) -> dict:
+                    repeat: int = 3, startup_seconds: float | None = None) -> dict:
     """Wall time of ``trials`` trials on 1 process and on ``workers`` processes.
 
-    ``seconds_cold``: the first parallel run of this process (the helpers start while this
-    process already works); ``seconds_N``: best of the following runs (helpers already up).
+    ``seconds_1``: best of ``repeat`` runs in this process. When the run pays for the pool
+    (:func:`pays_for_pool` with the measured ``seconds_1`` and pool start-up), ``seconds_cold``
+    is the first parallel run on a pool started for it and ``seconds_N`` the best of the
+    following runs (warm pool); otherwise ``pooled`` is False and the "parallel" runs are
+    in-process (:func:`run_parallel`).
     """
     sampler = KERNELS[kernel].sampler()
     run = partial(montecarlo.run, sampler, trials, seed=1, progress=False)
-    run(workers=1)
+    count_draws(sampler, min(trials, montecarlo.BLOCK_SIZE))  # warm-up
     one = _best(partial(run, workers=1), repeat)
-    cold = _best(partial(run, workers=workers), 1)
-    many = _best(partial(run, workers=workers), repeat)
-    return {"kernel": kernel, "trials": trials, "workers": workers, "seconds_1": one,
+    startup = measure_pool_startup(workers) if startup_seconds is None else startup_seconds
+    per_trial = one / trials
+    par = partial(run_parallel, sampler, trials, workers=workers, seconds_per_trial=per_trial,
+                  startup_seconds=startup)
+    montecarlo.shutdown_workers()  # a cold pool for this kernel's first run
+    cold = _best(par, 1)
+    many = _best(par, repeat)
+    pooled = pays_for_pool(trials, per_trial, startup)
+    return {"kernel": kernel, "unit": KERNELS[kernel].unit, "trials": trials, "workers": workers,
+            "pooled": pooled, "startup_seconds": startup,
+            "min_trials": int(startup / per_trial) + 1, "seconds_1": one,
             "seconds_cold": cold, f"seconds_{workers}": many, "x_workers": one / many,
             "x_workers_cold": one / cold}
 
 
+# --- first answers of a fresh process ----------------------------------------------------------
+#: the calls timed in a fresh process, each after ``import balance as bl``
+FIRST_CALLS = {"dice": 'bl.dice.distribution("3d6")',
+               "death": "bl.injuries.death_probability(40, 6, 1)"}
+
+_FIRST_SCRIPT = """
+import json, sys, time
+start = time.perf_counter()
+import balance as bl
+imported = time.perf_counter()
+{call}
+done = time.perf_counter()
+print(json.dumps({{"import_s": imported - start, "call_s": done - imported,
+                  "pandas": "pandas" in sys.modules, "scipy": "scipy" in sys.modules}}))
+"""
+
+
+def measure_first_answer(concurrent: bool = False) -> dict:
+    """Seconds from ``import balance`` to the first answer of each :data:`FIRST_CALLS`, each in
+    its own fresh Python process (and the import's own time; whether pandas/scipy got
+    imported). ``concurrent``: the processes run side by side (``--quick``), else one after
+    the other."""
+    def start(call: str) -> subprocess.Popen:
+        return subprocess.Popen([sys.executable, "-c", _FIRST_SCRIPT.format(call=call)],
+                                stdout=subprocess.PIPE, text=True)
+
+    def result(proc: subprocess.Popen) -> dict:
+        stdout, _ = proc.communicate()
+        if proc.returncode:
+            raise RuntimeError(f"first-answer process failed (exit {proc.returncode})")
+        return json.loads(stdout.strip().splitlines()[-1])
+
+    out: dict[str, dict] = {}
+    procs = {name: start(call) for name, call in FIRST_CALLS.items()} if concurrent else {}
+    for name, call in FIRST_CALLS.items():
+        out[name] = {"call": call, "concurrent": concurrent,
+                     **result(procs[name] if concurrent else start(call))}
+    return out
+
+
+# --- the whole benchmark -----------------------------------------------------------------------
+#: runs of the workers measurement: (kernel, trials, quick trials)
+WORKER_RUNS = (("critical-injury", 10**9, 10**6), ("gm-fight-4v4", 10**6, 10**4))
+
+
+def machine() -> dict:
+    """CPUs, load averages, Python, numpy, block size and the date (UTC) of a run."""
+    load = os.getloadavg() if hasattr(os, "getloadavg") else None
+    return {"cpus": os.cpu_count(), "python": sys.version.split()[0], "numpy": np.__version__,
+            "block_size": montecarlo.BLOCK_SIZE, "platform": sys.platform,
+            "load_average": None if load is None else load[0],
+            "load_averages": None if load is None else list(load),
+            "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+
+
 def run_bench(*, quick: bool = False, only: str | None = None) -> dict:
-    """All measurements as a dict (what ``--format json`` prints)."""
+    """All measurements as a dict (what ``--format json`` prints and ``--json`` writes)."""
     names = [only] if only else list(load_kernels())
 
     def sizes(k: Kernel) -> tuple[int, int]:
         return (max(k.trials // 32, 1), max(k.python_trials // 15, 1)) if quick \
             else (k.trials, k.python_trials)
 
-    big = 10**6 if quick else 10**8
     out: dict[str, Any] = {
-        "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0],
-                    "numpy": np.__version__, "block_size": montecarlo.BLOCK_SIZE,
-                    "load_average": os.getloadavg()[0] if hasattr(os, "getloadavg") else None},
+        "machine": machine(),
         "kernels": [measure_kernel(KERNELS[n], *sizes(KERNELS[n]), 1 if quick else 3)
                     for n in names],
         "targets": TARGETS,
     }
+    if only is None:
+        out["exact"] = measure_exact(processes=0 if quick else 3)
+        out["first_answer"] = measure_first_answer(concurrent=quick)
     if only is None or only == "critical-injury":
-        out["memory"] = measure_memory(big)
-        out["workers"] = measure_workers(big)
+        out["memory"] = measure_memory(10**6 if quick else 10**8)
+    runs = [r for r in WORKER_RUNS if only is None or only == r[0]]
+    if runs:
+        startup = measure_pool_startup()
+        out["workers"] = [measure_workers(q if quick else n, kernel, repeat=1 if quick else 3,
+                                          startup_seconds=startup) for kernel, n, q in runs]
+    out["machine"]["load_average_end"] = machine()["load_average"]
     return out
 
 
@@ -281,34 +410,81 @@ def _rate(x: float, what: str = "") -> str:
     return f"{x / 1e6:,.1f} M{what}/s" if x >= 1e6 else f"{x / 1e3:,.1f} k{what}/s"
 
 
+def _ms(seconds: float | None) -> str:
+    return "n/a" if seconds is None else f"{seconds * 1e3:.2f} ms"
+
+
+def _draws_text(d: dict) -> str:
+    parts = [f"{n:.1f} d{faces}" for faces, n in d["integers"].items()]
+    if d["uniforms"]:
+        parts.append(f"{d['uniforms']:.1f} uniforms")
+    parts += [f"{n:.1f} {name}" for name, n in d["other"].items()]
+    return ", ".join(parts) or "nothing"
+
+
 def format_table(res: dict) -> str:
     """Human-readable report of :func:`run_bench` output."""
     m = res["machine"]
-    load = "" if m.get("load_average") is None else f", load average {m['load_average']:.2f}"
+    load = "" if m.get("load_average") is None else \
+        f", load average {m['load_average']:.2f} (end {m.get('load_average_end', 0):.2f})"
     lines = [f"balance bench: {m['cpus']} CPUs{load}, Python {m['python']}, numpy {m['numpy']}, "
              f"block {m['block_size']:,} trials",
-             f"{'kernel':<18}{'trials/s':>13}{'floor':>13}{'x floor':>9}"
+             f"{'kernel':<18}{'trials/s':>13}{'dice/trial':>11}{'floor':>13}{'x floor':>9}"
              f"{'plain Python':>15}{'x Python':>10}{'trials':>13}{'Python n':>10}"]
     for k in res["kernels"]:
         lines.append(f"{k['kernel']:<18}{_rate(k['trials_per_s']):>13}"
+                     f"{k['dice_per_trial']:>11.1f}"
                      f"{_rate(k['floor_trials_per_s']):>13}{k['x_floor']:>9.2f}"
                      f"{_rate(k['python_trials_per_s']):>15}{k['x_python']:>9,.0f}x"
                      f"{k['trials']:>13,}{k['python_trials']:>10,}")
     t = res["targets"]
     lines.append(f"(targets: x floor <= {t['x_floor']}, x Python >= {t['x_python']:g}; "
-                 f"floor = dice per trial drawn and bincounted; Python loop timed on "
-                 f"'Python n' trials and scaled)")
+                 f"floor = the dice the kernel draws (counted on one block) drawn in chunks and "
+                 f"bincounted; Python loop timed on 'Python n' trials and scaled)")
     for k in res["kernels"]:
-        if k.get("unit", "trial") == "trial":
-            continue
-        what, target = f"{k['unit']}s", k.get("target_rate")
-        met = target is not None and k["trials_per_s"] >= target
-        verdict = "" if target is None else \
-            f"; target >= {_rate(target, what)} per core: {'met' if met else 'NOT met'}"
-        lines.append(f"{k['kernel']}: 1 trial = 1 {k['unit']}: "
-                     f"{_rate(k['trials_per_s'], what)} on one core (plain Python "
-                     f"{_rate(k['python_trials_per_s'], what)}); floor = {k['dice_per_trial']} "
-                     f"d{k['faces']} per {k['unit']}{verdict}")
+        d = k["draws"]
+        line = f"{k['kernel']}: draws per {k['unit']} {_draws_text(d)} " \
+               f"(counted on {d['trials']:,} {k['unit']}s, {d['calls']} draw calls)"
+        target = k.get("target_rate")
+        if k.get("unit", "trial") != "trial":
+            what = f"{k['unit']}s"
+            met = target is not None and k["trials_per_s"] >= target
+            line += f"; {_rate(k['trials_per_s'], what)} on one core (plain Python " \
+                    f"{_rate(k['python_trials_per_s'], what)})"
+            if target is not None:
+                line += f"; target >= {_rate(target, what)} per core: " \
+                        f"{'met' if met else 'NOT met'}"
+        lines.append(line)
+    if "exact" in res:
+        ex = res["exact"]
+        v = ex["versions"]
+        where = f"best of {ex['processes']} fresh processes" if ex.get("processes") else \
+            "this process"
+        lines.append(f"exact dice (first call of each expression, {where}; "
+                     f"icepool {v['icepool'] or 'n/a'}"
+                     f", dyce {v['dyce'] or 'n/a'}; x: their time / balance's)")
+        lines.append(f"{'expression':<12}{'balance':>11}{'icepool':>11}{'x icepool':>10}"
+                     f"{'dyce':>11}{'x dyce':>8}{'plain Python':>14}{'x Python':>10}")
+        for row in ex["rows"]:
+            s, x, ok = row["seconds"], row["x"], row["agree"]
+
+            def ratio(name: str) -> str:
+                bad = "" if ok.get(name) in (None, True) else "!"
+                return "n/a" if x[name] is None else f"{x[name]:.2f}{bad}"
+            lines.append(f"{row['expr']:<12}{_ms(s['balance']):>11}{_ms(s['icepool']):>11}"
+                         f"{ratio('icepool'):>10}{_ms(s['dyce']):>11}{ratio('dyce'):>8}"
+                         f"{_ms(s['python']):>14}{ratio('python'):>10}")
+        if any(v is False for row in ex["rows"] for v in row["agree"].values()):
+            lines.append("(!: that library's distribution differs from plain Python's)")
+    if "first_answer" in res:
+        fa = res["first_answer"]
+        parts = [f"{f['call']} {f['call_s'] * 1e3:.0f} ms"
+                 f"{' (imports pandas)' if f['pandas'] else ''}" for f in fa.values()]
+        worst = max(f["call_s"] for f in fa.values())
+        lines.append(f"first answer, fresh process, after import balance "
+                     f"({min(f['import_s'] for f in fa.values()) * 1e3:.0f} ms): "
+                     f"{'; '.join(parts)} (target <= {t['first_answer_s'] * 1e3:.0f} ms: "
+                     f"{'met' if worst <= t['first_answer_s'] else 'NOT met'})")
     if "memory" in res:
         mem = res["memory"]
         lines.append(f"memory: {mem['trials']:,} {mem['kernel']} trials in {mem['seconds']:.2f} s, "
@@ -316,11 +492,19 @@ def format_table(res: dict) -> str:
                      f"{mem.get('method', 'ru_maxrss')}; "
                      f"+{mem['over_imports_mb']:.1f} MB during the run; "
                      f"target < {t['peak_mb']:g} MB)")
-    if "workers" in res:
-        w = res["workers"]
+    for w in res.get("workers", []):
         n = w["workers"]
-        lines.append(f"workers: {w['trials']:,} {w['kernel']} trials, 1 process "
-                     f"{w['seconds_1']:.2f} s, {n} processes {w[f'seconds_{n}']:.2f} s: "
-                     f"{w['x_workers']:.2f}x (target >= {t['x_workers']}x); first parallel run "
-                     f"(helper start-up) {w['seconds_cold']:.2f} s: {w['x_workers_cold']:.2f}x")
+        head = f"workers: {w['trials']:,} {w['kernel']} {w['unit']}s, 1 process " \
+               f"{w['seconds_1']:.2f} s"
+        if not w["pooled"]:
+            lines.append(f"{head}: shorter than the pool's start-up ({w['startup_seconds']:.2f} s "
+                         f"measured; pays from {w['min_trials']:,} {w['unit']}s): too short to "
+                         f"pay for the pool, ran in-process ({w[f'seconds_{n}']:.2f} s)")
+            continue
+        met = w["x_workers"] >= t["x_workers"]
+        lines.append(f"{head}, {n} processes (warm pool) {w[f'seconds_{n}']:.2f} s: "
+                     f"{w['x_workers']:.2f}x (target >= {t['x_workers']}x: "
+                     f"{'met' if met else 'NOT met'}); first run on a cold pool "
+                     f"{w['seconds_cold']:.2f} s: {w['x_workers_cold']:.2f}x (pool start-up "
+                     f"{w['startup_seconds']:.2f} s)")
     return "\n".join(lines)

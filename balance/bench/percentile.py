@@ -11,8 +11,8 @@ Importing this module registers ``d100-tiers`` and ``percentile-duel`` with :mod
   rules, combat), written independently of their numpy code. Tests compare it statistically with
   :func:`balance.percentile.duel_sampler`.
 
-The duel floor is the mean number of dice a duel rolls, computed by :func:`duel_dice` from the
-vectorised kernel's own counters (exchanges and serious wounds per duel).
+The floors draw the dice the kernels draw, counted by :func:`balance.bench.counting.count_draws`;
+:func:`duel_dice` is the rules' own count (every die a full exchange can need), for comparison.
 """
 from __future__ import annotations
 
@@ -65,10 +65,6 @@ def python_tiers(n: int, rnd: random.Random, skill: int = TIER_SKILL,
     for _ in range(n):
         counts[python_tier(rnd.randint(1, die), skill, p)] += 1
     return counts
-
-
-def _d100() -> int:
-    return section(None)["die"]
 
 
 # --- duels (percentile rules, combat) ----------------------------------------------------------
@@ -430,11 +426,11 @@ def _python_duels(n: int, rnd: random.Random) -> dict[str, int]:
 
 
 TIERS_KERNEL = register(Kernel(
-    "d100-tiers", _tier_sampler, 1, _d100, python_tiers,
+    "d100-tiers", _tier_sampler, python_tiers,
     f"1d100 against skill {TIER_SKILL}: fumble, failure, success, critical "
     "(percentile rules, skill roll)"))
 DUEL_KERNEL = register(Kernel(
-    "percentile-duel", _duel_sampler, duel_dice, _d100, _python_duels,
+    "percentile-duel", _duel_sampler, _python_duels,
     f"duel {DUEL_SKILLS[0]} % vs {DUEL_SKILLS[1]} %: average humans, broadswords, no armour "
     "(percentile rules, combat)", unit="duel", trials=1 << 21, python_trials=60_000,
     target_rate=1e5))
