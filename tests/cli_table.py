@@ -49,6 +49,7 @@ BASE: dict[tuple[str, ...], list[str]] = {
     ("tune",): ["--metric", "death.p@40s,6hp,1w", "--target", "0.1", "--vary",
                 "injuries.death_threshold", "--bounds", "176", "200"],
     ("sensitivity",): ["--metric", "death.p@40s,6hp,1w", "--vary", "injuries.die"],
+    ("metrics",): [],
     ("recalibrate",): ["--trials", "100", "--families", "Wolf", "Ogre",
                        "--held-out", "Ogre+Wolf"],
 }
@@ -81,4 +82,5 @@ RULES_POSITIONAL = {("rules", "check"): 0, ("diff",): 1}
 
 #: ``balance bench`` parses its own options inside ``bench.main`` (the main parser holds a
 #: placeholder): its options by hand, checked against ``balance bench --help``
-BENCH_OPTIONS = {"--only": "name", "--format": "choice", "--quick": None}
+BENCH_OPTIONS = {"--only": "name", "--format": "choice", "--quick": None, "--json": "path_out",
+                 "--force": None}
