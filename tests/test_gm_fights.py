@@ -268,6 +268,28 @@ def test_vectorised_kernel_agrees_with_plain_python_loop(targeting):
     assert abs(py["rounds_sum"] / n_py - r_np) <= 5 * sd * np.sqrt(1 / n_py + 1 / n_np)
 
 
+@pytest.mark.parametrize("targeting", ["weakest", "random"])
+def test_kernel_agrees_with_python_when_a_tie_mixes_sides(targeting):
+    # At level 5 the Dragon ties the Warrior and the Cleric at Init 10 (random ties): that turn
+    # slot holds either side, fight by fight, with different attacks, and the Dragon attacks
+    # three PCs (each picked target excluded from the next pick).
+    import random
+
+    from balance.guide.fight_kernel import python_fights
+    spec = fight_spec(["Dragon", "Goblin"], level=5, targeting=targeting)
+    assert sorted(spec.init[[0, 3, 4]]) == [10, 10, 10] and spec.targets[4] == 3
+    n_py, n_np = 500, 20_000
+    py = python_fights(n_py, random.Random(5), spec)
+    vec = run(spec, n_np, 11)
+    p = (py["party_wins"] + int(vec["party_wins"])) / (n_py + n_np)
+    se = np.sqrt(p * (1 - p) * (1 / n_py + 1 / n_np))
+    assert abs(py["party_wins"] / n_py - int(vec["party_wins"]) / n_np) <= 5 * se
+    r = np.arange(vec["rounds"].size)
+    r_np = vec["rounds"].dot(r) / n_np
+    sd = np.sqrt(vec["rounds"].dot(r ** 2) / n_np - r_np ** 2)
+    assert abs(py["rounds_sum"] / n_py - r_np) <= 5 * sd * np.sqrt(1 / n_py + 1 / n_np)
+
+
 @pytest.mark.parametrize("crits", [False, True])
 def test_many_damage_dice_keep_their_distribution(crits):
     # 3d12 (6d12 on a critical hit: split into several outcome tables) against the exact
