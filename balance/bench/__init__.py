@@ -425,8 +425,9 @@ def _draws_text(d: dict) -> str:
 def format_table(res: dict) -> str:
     """Human-readable report of :func:`run_bench` output."""
     m = res["machine"]
-    load = "" if m.get("load_average") is None else \
-        f", load average {m['load_average']:.2f} (end {m.get('load_average_end', 0):.2f})"
+    end = m.get("load_average_end")
+    load = "" if m.get("load_average") is None else f", load average {m['load_average']:.2f}" \
+        + ("" if end is None else f" (at the end {end:.2f})")
     lines = [f"balance bench: {m['cpus']} CPUs{load}, Python {m['python']}, numpy {m['numpy']}, "
              f"block {m['block_size']:,} trials",
              f"{'kernel':<18}{'trials/s':>13}{'dice/trial':>11}{'floor':>13}{'x floor':>9}"
