@@ -9,13 +9,17 @@
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 
 from ..errors import check_integer, check_integer_array
 from ..montecarlo.results import Simulation
 from ..rng import RNGLike
 from ..rules import Rules, resolve
+
+if TYPE_CHECKING:  # pandas is imported where a frame is built (a fast start)
+    import pandas as pd
 
 __all__ = ["effective", "success_chance", "test_points", "points_after", "points_sampler",
            "simulate"]
@@ -131,6 +135,8 @@ def test_points(characteristic: int, modifier: int = 0, *, rules: Rules | None =
     >>> int(pts.index.min()), int(pts.index.max()), round(float(pts[pts.index >= 0].sum()), 12)
     (-6, 13, 0.7)
     """
+    import pandas as pd
+
     die = resolve(rules)["d20"]["die"]
     c = check_integer("characteristic", characteristic, min=-_CHAR_LIMIT, max=_CHAR_LIMIT) \
         + check_integer("modifier", modifier, min=-_CHAR_LIMIT, max=_CHAR_LIMIT)
@@ -252,6 +258,8 @@ def simulate(characteristic: int, modifier: int = 0, *, trials: int = 1_000_000,
     >>> abs(float(sim.table.loc[sim.table.index >= 0, "estimate"].sum()) - 0.7) < 0.02
     True
     """
+    import pandas as pd
+
     from functools import partial
 
     from .. import montecarlo

@@ -11,10 +11,11 @@ open-ended up to ``death_threshold - 1``.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from functools import partial
 
 import numpy as np
-import pandas as pd
 from numpy.typing import ArrayLike
 
 from ..budgets import check_grid
@@ -25,6 +26,9 @@ from ..montecarlo.results import Simulation
 from ..rng import RNGLike
 from ..rules import Rules, resolve
 from .treatment import treatment_chance  # bl.injuries.treatment_chance: the chance is a treatment rule
+
+if TYPE_CHECKING:  # pandas is imported where a frame is built (a fast start)
+    import pandas as pd
 
 __all__ = [
     "roll_modifier", "death_probability", "injury_distribution", "injury_probabilities",
@@ -125,6 +129,8 @@ def injury_table(*, rules: Rules | None = None) -> pd.DataFrame:
 
 
 def _table_frame(rules: Rules) -> pd.DataFrame:
+    import pandas as pd
+
     inj = rules["injuries"]
     rows = inj["table"]
     threshold = inj["death_threshold"]
@@ -355,6 +361,8 @@ def injury_distribution(seconds: int, negative_hp: int, wounds: int = 0, *,
 
 
 def _with_death(table: pd.DataFrame, rules: Rules) -> pd.DataFrame:
+    import pandas as pd
+
     death = rules["injuries"]["death"]
     frame = table[["injury", "injury_fr", "modifier"]].copy()
     frame.loc[len(frame)] = [death["en"], death["fr"], pd.NA]
@@ -404,6 +412,8 @@ def injury_surface(seconds, negative_hp, wounds=0, *, rules: Rules | None = None
     >>> bl.injuries.injury_surface([0, 10], [1, 2], [0, 1], tidy=False).shape
     (2, 2, 2, 30)
     """
+    import pandas as pd
+
     rules = resolve(rules)
     d, npv, n = (np.atleast_1d(x) for x in _check(seconds, negative_hp, wounds))
     check_grid("injury_surface", (n.size, d.size, npv.size, len(rules["injuries"]["table"]) + 1),
@@ -517,6 +527,8 @@ def severity(*, rules: Rules | None = None) -> pd.Series:
     >>> int(bl.injuries.severity()["The end is near"])
     -15
     """
+    import pandas as pd
+
     table = injury_table(rules=rules)
     return pd.Series(table["modifier"].to_numpy(), index=table["injury"], name="modifier")
 
@@ -679,6 +691,8 @@ def simulate(seconds: int, negative_hp: int, wounds: int = 0, *, trials: int = 1
     >>> str(row.injury), bool(abs(row.probability - 0.17) < 5 * row.se)  # exact: 0.17
     ('Death', True)
     """
+    import pandas as pd
+
     from .. import montecarlo
 
     rules = resolve(rules)

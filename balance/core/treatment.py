@@ -20,10 +20,11 @@ then ends at ``(k - 1) * retry_minutes + minutes``. A success chance of 0 means 
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from collections.abc import Mapping
 
 import numpy as np
-import pandas as pd
 from numpy.typing import ArrayLike
 
 from . import d20
@@ -31,6 +32,9 @@ from ..errors import check_integer, check_integer_array, check_number, check_num
 from ..names import find_row
 from ..rng import RNGLike, as_generator
 from ..rules import Rules, resolve
+
+if TYPE_CHECKING:  # pandas is imported where a frame is built (a fast start)
+    import pandas as pd
 
 __all__ = [
     "levels", "treatment_chance", "expected_cure_minutes", "cured_within", "attempts_within",
@@ -110,6 +114,8 @@ def levels(*, rules: Rules | None = None) -> pd.DataFrame:
     >>> bl.treatment.levels()[["level", "bonus", "minutes", "retry_minutes"]].values.tolist()
     [['light', 2, 1, 60], ['full', 0, 60, 1440]]
     """
+    import pandas as pd
+
     rules = resolve(rules)
     return pd.DataFrame(
         [(row["en"], row.get("fr", row["en"]), row["bonus"], row["minutes"], row["retry_minutes"],
@@ -338,6 +344,8 @@ def cure_time_distribution(cunning: int, injury: str, level: str = "light", *, m
     >>> dist.minutes.tolist(), dist.cumulative.round(6).tolist()
     ([60, 1500, 2940], [0.35, 0.5775, 0.725375])
     """
+    import pandas as pd
+
     c = check_integer("cunning", cunning, min=-_CHAR_LIMIT, max=_CHAR_LIMIT)
     modifier = check_integer("modifier", modifier, min=-_CHAR_LIMIT, max=_CHAR_LIMIT)
     if attempts is not None:
@@ -396,6 +404,8 @@ def cure_table(cunning: ArrayLike | None = None, *, levels: tuple[str, ...] = ("
     >>> int(row.modifier), float(row.chance), int(row.injuries)
     (0, 0.7, 5)
     """
+    import pandas as pd
+
     rules = resolve(rules)
     if cunning is None:
         cunning = np.arange(1, rules["d20"]["die"] + 1)

@@ -4,9 +4,31 @@
 """
 from __future__ import annotations
 
-from .engine import (BLOCK_SIZE, MCResult, normal_interval, proportion_table, run,
-                     shutdown_workers, wilson, z_value)
-from .intervals import mean_se
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .engine import (BLOCK_SIZE, MCResult, normal_interval, proportion_table, run,
+                         shutdown_workers, wilson, z_value)
+    from .intervals import mean_se
 
 __all__ = ["BLOCK_SIZE", "MCResult", "run", "shutdown_workers", "wilson", "proportion_table",
            "normal_interval", "mean_se", "z_value"]
+
+#: where each name lives: imported on first use, so ``montecarlo.results`` (what an exact
+#: function's module needs) comes without the engine and pandas (a fast start)
+_NAMES = {"mean_se": "intervals", **{name: "engine" for name in __all__ if name != "mean_se"}}
+
+
+def __getattr__(name: str):
+    if name in ("engine", "blocks", "pool", "intervals", "results"):
+        return importlib.import_module(f".{name}", __name__)
+    if name in _NAMES:
+        value = getattr(importlib.import_module(f".{_NAMES[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
