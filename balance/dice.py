@@ -6,14 +6,18 @@ An expression is a sum of signed terms, each ``NdM`` (``dM`` means ``1dM``) or a
 A dice term may carry modifiers, written the way designers (and Roll20, AnyDice) write them,
 in this order, each at most once (case does not matter):
 
-- ``rN`` reroll a die showing N or less, once (the second roll stands): ``1d20r1``, ``2d6r2``
-  (Great Weapon Fighting); ``rrN`` reroll until it shows more than N.
+- ``rN`` rerolls faces 1 to N once (a die showing N or less is rolled again and the second
+  roll stands): ``1d20r1``, ``2d6r2`` (Great Weapon Fighting); ``rrN`` rerolls them until
+  the die shows more than N (``2d6rr2``: each die 3..6). N is 1 to M - 1 (``1d20r20`` is
+  refused; Roll20's "reroll 20s only" is not this notation).
 - ``!`` explode: a die showing its highest face is rolled again and added, at most
   :data:`~balance.budgets.MAX_EXPLOSIONS` (20) times; the last extra roll stands even on its
   highest face, so the distributions are exact for "explodes at most 20 times" and differ
   from the unbounded rule by :attr:`Dice.truncated_mass` (1d6!: 4.6e-17; 1d2!: 4.8e-7). A
   reroll applies to every roll of the die, extra rolls too.
-- ``khK`` / ``klK`` keep the K highest / lowest dice (``k`` is ``kh``; K defaults to 1);
+- ``khK`` / ``klK`` keep the K highest / lowest dice (``k`` is ``kh``; K may be left out,
+  meaning 1, only in the last term: ``2d20kh`` is ``2d20kh1``, but ``4d6kh-1`` is refused,
+  since it could be a count of -1 as well as ``4d6kh1-1``);
   ``dhK`` / ``dlK`` drop the K highest / lowest: ``4d6kh3`` = ``4d6dl1``, ``2d20kh1``
   (advantage), ``2d20kl1`` (disadvantage). An exploded die is kept or dropped whole.
 
@@ -33,9 +37,12 @@ all terms together) of at most :data:`MAX_FACES` faces (10,000); a constant is a
 ``MAX_SUPPORT`` (10**6) possible totals (``1000d10000`` has 9,999,001): sample it instead.
 Within that budget small expressions are convolved die by die in exact integers; larger ones
 (over :data:`_DIRECT_WORK` multiply-adds) by FFT convolution of the per-die distributions,
-raised to each term's count by repeated squaring: absolute error below 1e-15 per total, so
-totals rarer than that may read 0. Modified terms are exact in floating point: per-die
-distributions (reroll, explosion) raised to the count by repeated squaring, keep/drop by a
+raised to each term's count by repeated squaring: absolute error below :data:`NOISE_FLOOR`
+(1e-15) per total, so an FFT result below it is rounding noise and reads 0 (totals that
+rare read 0; the rest is renormalised). Modified terms are exact in floating point: per-die
+distributions (reroll, explosion) taken from the die's lowest possible value to its highest
+(``1000d10000rr9999`` is one value, the constant 10**7, at once) and raised to the count by
+repeated squaring (FFT above :data:`_DIRECT_WORK`, with the same floor), keep/drop by a
 pass over the die's values from the highest down (binomial counts of dice on each value, at
 most :data:`_DIRECT_WORK` steps: ``100d100kh50`` is refused exactly, sample it; ``kh1`` and
 ``kl1`` read the maximum's and minimum's distribution directly, so ``1000d1000kh1`` is instant).
@@ -61,7 +68,7 @@ if TYPE_CHECKING:  # pandas is imported where a distribution is built (a fast CL
     import pandas as pd
 
 __all__ = ["Dice", "Pool", "parse", "distribution", "sample", "convolve", "outcome_table",
-           "MAX_DICE", "MAX_FACES", "MAX_EXPLOSIONS"]
+           "MAX_DICE", "MAX_FACES", "MAX_EXPLOSIONS", "NOISE_FLOOR"]
 
 _TERM = re.compile(r"^(?:(\d*)[dD](\d+)|(\d+))$")
 _POOL = re.compile(r"^(\d*)[dD](\d+)(.+)$")
@@ -73,6 +80,9 @@ _ENUMERATE_LIMIT = 1 << 16  # sample N dice of M faces with one draw when M**N i
 _DIRECT_WORK = 2 * 10**8
 #: random draws held at once when summing many dice (memory of sample(): 8 MB)
 _SAMPLE_CHUNK = 1 << 20
+#: FFT convolution's absolute error bound per total: a probability an FFT gives below it is
+#: rounding noise and reads 0 (the measured noise of the FFT paths is 1e-21 to 3e-16)
+NOISE_FLOOR = 1e-15
 
 
 @dataclass(frozen=True)
@@ -274,12 +284,12 @@ def parse(expr: str | int | Dice) -> Dice:
     terms: list[tuple[int, int, int]] = []
     pools: list[Pool] = []
     constant = 0
-    for token in tokens:
+    for i, token in enumerate(tokens):
         sign = -1 if token[0] == "-" else 1
         body = token.lstrip("+-")
         match = _TERM.match(body)
         if match is None and (len(token) - len(body)) <= 1 and _POOL.match(body):
-            pool = _parse_pool(expr, sign, body)
+            pool = _parse_pool(expr, sign, body, tokens[i + 1] if i + 1 < len(tokens) else "")
             if pool.reroll or pool.explode or pool.keep:
                 pools.append(pool)
             else:  # every die kept and nothing else: a plain term
@@ -315,9 +325,11 @@ def parse(expr: str | int | Dice) -> Dice:
     return Dice(tuple(terms), constant, tuple(pools))
 
 
-def _parse_pool(expr: str, sign: int, body: str) -> Pool:
+def _parse_pool(expr: str, sign: int, body: str, after: str = "") -> Pool:
     """A term with modifiers (``4d6kh3``, ``1d6!``, ``1d20r1``), one-line errors naming the
-    bad part."""
+    bad part. ``after`` is the next term ("" for the last one): a keep/drop
+    without its count is read as 1 only at the end (``2d20kh`` = ``2d20kh1``); before a sign
+    it is refused (``4d6kh-1`` could be a count of -1 or ``4d6kh1-1``)."""
     match = _POOL.match(body)
     assert match is not None
     count_text, faces_text, rest = match.groups()
@@ -344,6 +356,11 @@ def _parse_pool(expr: str, sign: int, body: str) -> Pool:
                              "in the order reroll (r, rr), explode (!), keep/drop (k, d), "
                              "each once, e.g. 4d6r1!kh3")
         digits = mod.group(2) or mod.group(5) or ""
+        if mod.group(4) and not digits and after and mod.end() == len(rest):
+            op = mod.group(4)
+            raise ValueError(f"{where}: {op!r} needs its count before {after[0]!r}, e.g. "
+                             f"{_shown(body + '1' + after)}; only the last term may leave it "
+                             f"out ({op} = {op}1)")
         if len(digits) > 10:
             digits = str(MAX_DICE * MAX_FACES + 1)
         found[kind] = (mod.group(1) or mod.group(3) or mod.group(4), int(digits or 1))
@@ -395,7 +412,7 @@ def _distribution(dice: Dice) -> pd.Series:
             start += low if pool.sign > 0 else -(low + part.size - 1)
         series = _series(dice, np.clip(probs, 0.0, None) / probs.sum(), start)
         return series[series > 0]
-    if _direct_work(dice) > _DIRECT_WORK:
+    if _direct_work(dice) > _DIRECT_WORK:  # every total of the range; the rarest read 0
         return _series(dice, _fft_probs(dice))
     # integer counts while they fit in int64 (exact), floats beyond
     exact = sum(c * np.log2(f) for _, c, f in dice.plain_terms) < 62
@@ -440,11 +457,14 @@ def outcome_table(counts: ArrayLike, values: Sequence | np.ndarray, name: str = 
 
 
 def _fft_convolve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``np.convolve(a, b)`` of non-negative weights by FFT; rounding noise (below 1e-15)
-    clipped at 0."""
+    """``np.convolve(a, b)`` of probabilities by FFT: everything below :data:`NOISE_FLOOR`
+    (1e-15) is rounding noise and reads 0 (negative values, and positive ones such as the
+    3e-16 an FFT leaves where no total is possible)."""
     from scipy.signal import fftconvolve
 
-    return np.clip(fftconvolve(a, b), 0.0, None)
+    out = fftconvolve(a, b)
+    out[out < NOISE_FLOOR] = 0.0
+    return out
 
 
 def convolve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -508,17 +528,27 @@ def _keep_work(pool: Pool, values: int) -> int:
 
 @lru_cache(maxsize=256)
 def _pool_probs(pool: Pool) -> tuple[int, np.ndarray]:
-    """(lowest total, probabilities of lowest..highest) of a pool, sign not applied."""
+    """(lowest total, probabilities of lowest..highest) of a pool, sign not applied.
+
+    The die is taken from its lowest to its highest possible value (``2d6rr2``: 3..6), so
+    the arrays convolved are at most the range of the pool's totals long (a die rerolled
+    up to its highest face is one value: ``1000d10000rr9999`` is the constant 10**7)."""
     die = _die_probs(pool)
     n, k = pool.count, pool.kept
+    held = np.flatnonzero(die > 0)
+    offset = int(held[0])  # values from offset + 1: the die below counts them from 1
+    die = die[offset:held[-1] + 1]
+    check_support(pool, k * (die.size - 1) + 1)  # the length convolved
+    shift = k * offset
     if not pool.keep or k == n:
-        probs = _power(die, n)  # totals from n (all ones)
-        return n, np.clip(probs, 0.0, None)
+        probs = _power(die, n)  # totals from n (all lowest)
+        return n + shift, np.clip(probs, 0.0, None)
     if not pool.highest:  # the lowest k of X are minus the highest k of -X
         low, probs = _keep_highest(die[::-1], n, k, pool)
         top = die.size + 1
-        return k * top - (low + probs.size - 1), probs[::-1]
-    return _keep_highest(die, n, k, pool)
+        return k * top - (low + probs.size - 1) + shift, probs[::-1]
+    low, probs = _keep_highest(die, n, k, pool)
+    return low + shift, probs
 
 
 def _keep_highest(die: np.ndarray, n: int, k: int, pool: Pool) -> tuple[int, np.ndarray]:
@@ -618,8 +648,8 @@ def _sample_pool(gen: np.random.Generator, pool: Pool, rows: int) -> np.ndarray:
 
 def _fft_probs(dice: Dice) -> np.ndarray:
     """Probabilities of ``dice.min .. dice.max`` by FFT convolution: each term's die raised
-    to its count by repeated squaring, then the terms convolved; rounding noise (below 1e-15)
-    is clipped at 0."""
+    to its count by repeated squaring, then the terms convolved; rounding noise (below
+    :data:`NOISE_FLOOR`) reads 0, and the rest is renormalised to sum to 1."""
     conv = _fft_convolve
 
     probs = np.ones(1)
