@@ -1,16 +1,21 @@
 """``balance dice EXPR``: a dice expression's distribution, the way AnyDice shows it.
 
 Exact by default (:func:`balance.dice.distribution`): each total's probability, the chance of
-at least and at most that total, and a bar; the mean and standard deviation in the header.
-``--trials N`` samples instead (:func:`balance.dice.sample`, seeded) and gives each total's
-frequency with its 95 % Wilson interval. ``--plot FILE`` draws the distribution (PNG or SVG).
-Registered by :mod:`balance.cli`.
+at least and at most that total, and a bar; the mean, the standard deviation and the
+expression's range (its smallest and largest possible totals) in the header. ``--trials N``
+samples instead (:func:`balance.dice.sample`, seeded; 1 to ``budgets.MAX_SAMPLE`` rolls) and
+gives each total's frequency with its 95 % Wilson interval. ``--plot FILE`` draws the
+distribution (``.png``, ``.svg`` or ``.pdf``; the file is checked before any work).
+An expression may start with ``-`` (``balance dice -1d6+4``). Registered by :mod:`balance.cli`.
 """
 from __future__ import annotations
 
+import argparse
 import math
+import re
+from pathlib import Path
 
-from .options import DEFAULT_SEED, add_format, emit, path_arg, seed_arg, trials_arg
+from .options import DEFAULT_SEED, Parser, _whole, add_format, emit, path_arg, seed_arg
 
 __all__ = ["register", "dice_table"]
 
@@ -18,6 +23,44 @@ __all__ = ["register", "dice_table"]
 BAR = 30
 #: rows shown in table output before the middle is elided (JSON/CSV: every total)
 ROWS = 60
+#: suffixes --plot accepts (the figure format is read from it)
+PLOT_SUFFIXES = (".png", ".svg", ".pdf")
+#: a dice expression starting with '-' (``-1d6``, ``-d4+2``, ``-3+1d6``), which argparse would
+#: read as an option; plain negative numbers (``-3``) argparse already reads as values
+_MINUS_EXPRESSION = re.compile(r"-(?:\d|[dD]\d)")
+_NEGATIVE_NUMBER = re.compile(r"-\d+(?:\.\d*)?|-\.\d+")
+
+
+class _DiceParser(Parser):
+    """``balance dice``'s parser: an expression starting with '-' is the EXPRESSION, not an
+    unknown option (it is moved after ``--``, where argparse takes it as a value)."""
+
+    def parse_known_args(self, args=None, namespace=None):
+        if args is not None and "--" not in args:
+            args = list(args)
+            minus = [a for a in args if _MINUS_EXPRESSION.match(a)
+                     and not _NEGATIVE_NUMBER.fullmatch(a)]
+            if minus:
+                args = [a for a in args if a not in minus] + ["--", *minus]
+        return super().parse_known_args(args, namespace)
+
+
+def _trials(text: str) -> int:
+    """argparse ``type=`` of ``balance dice --trials``: 1 to ``MAX_SAMPLE`` rolls (the rolls
+    are drawn at once, not by the Monte Carlo engine)."""
+    from ..budgets import MAX_SAMPLE
+
+    try:
+        return _whole(text, MAX_SAMPLE, "the sample budget")
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 1 to {MAX_SAMPLE:,} for "
+                                         f"dice (the sample budget), got {text!r}") from None
+
+
+def _number(value: float) -> float | int:
+    """``value`` rounded to 6 decimals, as an int when whole (10000000, not 1e+07)."""
+    value = round(value, 6)
+    return int(value) if value == int(value) else value
 
 
 def dice_table(expr: str, trials: int | None = None, seed: int = DEFAULT_SEED):
@@ -32,6 +75,7 @@ def dice_table(expr: str, trials: int | None = None, seed: int = DEFAULT_SEED):
     header: dict = {"dice": str(parsed)}
     if trials is None:
         dist = parsed.distribution()
+        dist = dist[dist > 0]  # totals whose probability reads 0 (below 1e-300, or FFT noise)
         values, probs = dist.index.to_numpy(), dist.to_numpy()
         frame = pd.DataFrame({"value": values, "probability": probs})
     else:
@@ -49,9 +93,8 @@ def dice_table(expr: str, trials: int | None = None, seed: int = DEFAULT_SEED):
     frame.insert(2, "at_least", np.cumsum(probs[::-1])[::-1].clip(0.0, 1.0))
     frame.insert(3, "at_most", np.cumsum(probs).clip(0.0, 1.0))
     mean = float(np.dot(values, probs))
-    sd = math.sqrt(max(0.0, float(np.dot(values.astype(float) ** 2, probs)) - mean ** 2))
-    header.update(mean=round(mean, 6), sd=round(sd, 6), min=int(values.min()),
-                  max=int(values.max()))
+    sd = math.sqrt(float(np.dot((values - mean) ** 2, probs)))  # centred: no cancellation
+    header.update(mean=_number(mean), sd=_number(sd), min=parsed.min, max=parsed.max)
     if parsed.truncated_mass:
         header["truncated_mass"] = parsed.truncated_mass
     return frame, header
@@ -87,12 +130,28 @@ def _plot(frame, header: dict, path: str) -> None:
         plt.close(fig)
 
 
+def _check_plot(name: str, force: bool) -> None:
+    """Refuse ``--plot name`` before any work: a suffix other than :data:`PLOT_SUFFIXES`
+    (none at all too), a missing folder, a file there already (without ``--force``), or
+    something that is not a regular file."""
+    from .._atomic import check_output_file
+
+    path = Path(name)
+    formats = f"use {', '.join(PLOT_SUFFIXES[:-1])} or {PLOT_SUFFIXES[-1]}"
+    if not path.suffix:
+        raise ValueError(f"--plot {name}: has no suffix; {formats}")
+    if path.suffix.lower() not in PLOT_SUFFIXES:
+        raise ValueError(f"--plot {name}: {path.suffix!r} is not a figure format; {formats}")
+    exists = check_output_file("--plot", path).exists()
+    if not path.parent.is_dir():
+        raise ValueError(f"--plot {name}: the folder {path.parent} does not exist")
+    if exists and not force:
+        raise ValueError(f"--plot {name}: already exists; pass --force to replace it")
+
+
 def _dice(args) -> int:
     if args.plot is not None:
-        from .._atomic import check_output_file
-
-        if check_output_file("--plot", args.plot).exists() and not args.force:  # before work
-            raise ValueError(f"--plot {args.plot}: already exists; pass --force to replace it")
+        _check_plot(args.plot, args.force)
     frame, header = dice_table(args.expression, args.trials, args.seed)
     if args.plot is not None:
         _plot(frame, header, args.plot)
@@ -101,7 +160,7 @@ def _dice(args) -> int:
         shown = frame.drop(columns=["count"], errors="ignore").assign(bar=_bars(frame))
         if len(shown) > ROWS:  # a long distribution: its ROWS likeliest totals, tails elided
             keep = shown["probability"] >= shown["probability"].nlargest(ROWS).min()
-            shown = shown[keep]
+            shown = shown[keep].reset_index(drop=True)  # the row numbers are not a column
     emit(shown, args.format, header=header)
     return 0
 
@@ -111,18 +170,31 @@ def register(sub) -> None:
     p = sub.add_parser(
         "dice", help="distribution of a dice expression (AnyDice-like)",
         description="Exact distribution of EXPRESSION: each total with its probability, the "
-                    "chance of at least / at most that total and a bar; mean and sd on top. "
-                    "Dice: NdM terms and integers (3d6+2, 1d8-1d4) with modifiers: 4d6kh3 "
-                    "keep highest, 2d20kl1 keep lowest, 4d6dl1 drop lowest, 1d6! explode "
-                    "(at most 20 extra rolls), 1d20r1 reroll once, 2d6rr2 reroll until above "
-                    "2. --trials samples instead (seeded, with 95 %% intervals).")
-    p.add_argument("expression", metavar="EXPRESSION", help="e.g. 4d6kh3, 2d20kh1+5, 1d6!")
-    p.add_argument("--trials", type=trials_arg, default=None,
-                   help="sample this many rolls instead of the exact answer")
+                    "chance of at least / at most that total and a bar; the mean, the sd and "
+                    "the expression's range (min, max: its smallest and largest possible "
+                    "totals) on top. Dice: NdM terms and integers (3d6+2, 1d8-1d4) with "
+                    "modifiers, in this order: rN rerolls faces 1 to N once (1d20r1: a 1 is "
+                    "rolled again and the second roll stands; N is 1 to the faces - 1) and rrN "
+                    "rerolls them until the die shows more than N (2d6rr2: each die 3 to 6); "
+                    "! explodes (1d6!: a 6 rolls again and adds, at most 20 extra rolls); "
+                    "khK / klK keep the K highest / lowest dice (4d6kh3, 2d20kh1 advantage, "
+                    "2d20kl1 disadvantage) and dhK / dlK drop them (4d6dl1). K may be left "
+                    "out, meaning 1, in the last term only (2d20kh = 2d20kh1; 4d6kh-1 is "
+                    "refused). An expression may start with '-': balance dice -1d6+4 (or "
+                    "balance dice -- -1d6+4). Totals rarer than 1e-15 in the largest "
+                    "expressions (computed by FFT) read 0. --trials samples instead "
+                    "(seeded, with 95 % intervals).")
+    p.__class__ = _DiceParser  # an EXPRESSION may start with '-'
+    p.add_argument("expression", metavar="EXPRESSION",
+                   help="e.g. 4d6kh3, 2d20kh1+5, 1d6!, 2d6r2, -1d6+4")
+    p.add_argument("--trials", type=_trials, default=None,
+                   help="sample this many rolls (1 to 100,000,000 for dice) instead of the "
+                        "exact answer")
     p.add_argument("--seed", type=seed_arg, default=DEFAULT_SEED,
                    help=f"seed of --trials (default {DEFAULT_SEED})")
     p.add_argument("--plot", metavar="FILE", type=path_arg, default=None,
-                   help="also draw the distribution into FILE (.png or .svg)")
+                   help="also draw the distribution into FILE (.png, .svg or .pdf), checked "
+                        "before any work")
     p.add_argument("--force", action="store_true", help="overwrite an existing --plot file")
     add_format(p)
     p.set_defaults(func=_dice)
