@@ -6,29 +6,38 @@
 >>> int(bl.percentile.location_hp(25)["chest"])
 7
 """
-from .characteristics import (acrobatics_base, action_points, athletics_base,
-                              combat_style_base, damage_modifier, damage_modifier_step,
-                              endurance, evade, experience_modifier, healing_rate,
-                              human_distribution, initiative_bonus, location_hp, luck_points,
-                              magic_points, sample_humans, willpower)
-from .combat import charge, harder_grade, initiative, knockback_metres, parry_blocked
-from .contests import contest_skills, differential, effects_won, opposed, opposed_outcome
-from .duel_tables import duel, duel_table, weapon_matchups
-from .duel_values import SITUATIONS, duel_situations
-from .duels import DuelSpec, duel_sampler, duel_spec
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+# exchange is imported now: the function, not the submodule of the same name, is
+# ``percentile.exchange`` (the submodule is pandas-free, like rolls and contests it imports)
 from .exchange import exchange
-from .fighters import Fighter, average_human, combatant, weapon_size
-from .locations import hit_locations, location_of
-from .casting import (casting_chance, casting_tiers, intensity, magic_skill_base, passion,
-                      willpower_check)
-from .recovery import (best_source_distribution, periods_to_recover, recovery_hours,
-                           sacrifice_source)
-from .stacking import applying_effects
-from .effects import ListPolicy, policy, situation, special_effects, spend_effects
-from .magic import (abilities_known, best_source, casting_conditions, location_source,
-                    veneration_source)
-from .rolls import (graded_skill, sample_tiers, tier_codes, tier_lookup, tier_names,
-                    tier_sampler, tier_table, tiers)
+
+if TYPE_CHECKING:
+    from .characteristics import (acrobatics_base, action_points, athletics_base,
+                                  combat_style_base, damage_modifier, damage_modifier_step,
+                                  endurance, evade, experience_modifier, healing_rate,
+                                  human_distribution, initiative_bonus, location_hp, luck_points,
+                                  magic_points, sample_humans, willpower)
+    from .combat import charge, harder_grade, initiative, knockback_metres, parry_blocked
+    from .contests import contest_skills, differential, effects_won, opposed, opposed_outcome
+    from .duel_tables import duel, duel_table, weapon_matchups
+    from .duel_values import SITUATIONS, duel_situations
+    from .duels import DuelSpec, duel_sampler, duel_spec
+    from .fighters import Fighter, average_human, combatant, weapon_size
+    from .locations import hit_locations, location_of
+    from .casting import (casting_chance, casting_tiers, intensity, magic_skill_base, passion,
+                          willpower_check)
+    from .recovery import (best_source_distribution, periods_to_recover, recovery_hours,
+                               sacrifice_source)
+    from .stacking import applying_effects
+    from .effects import ListPolicy, policy, situation, special_effects, spend_effects
+    from .magic import (abilities_known, best_source, casting_conditions, location_source,
+                        veneration_source)
+    from .rolls import (graded_skill, sample_tiers, tier_codes, tier_lookup, tier_names,
+                        tier_sampler, tier_table, tiers)
 
 __all__ = [
     # 3.1 skill rolls and contests
@@ -57,3 +66,51 @@ __all__ = [
     "special_effects", "situation", "spend_effects", "policy", "ListPolicy",
     "duel_situations", "SITUATIONS",
 ]
+
+
+#: where each public name lives: a submodule is imported on first use, so ``balance tiers``
+#: or ``percentile.tiers`` do not import the duel tables and pandas (a fast start)
+_WHERE = {
+    "acrobatics_base": "characteristics", "action_points": "characteristics",
+    "athletics_base": "characteristics", "combat_style_base": "characteristics",
+    "damage_modifier": "characteristics", "damage_modifier_step": "characteristics",
+    "endurance": "characteristics", "evade": "characteristics",
+    "experience_modifier": "characteristics", "healing_rate": "characteristics",
+    "human_distribution": "characteristics", "initiative_bonus": "characteristics",
+    "location_hp": "characteristics", "luck_points": "characteristics",
+    "magic_points": "characteristics", "sample_humans": "characteristics",
+    "willpower": "characteristics",
+    "charge": "combat", "harder_grade": "combat", "initiative": "combat",
+    "knockback_metres": "combat", "parry_blocked": "combat",
+    "contest_skills": "contests", "differential": "contests", "effects_won": "contests",
+    "opposed": "contests", "opposed_outcome": "contests",
+    "duel": "duel_tables", "duel_table": "duel_tables", "weapon_matchups": "duel_tables",
+    "SITUATIONS": "duel_values", "duel_situations": "duel_values",
+    "DuelSpec": "duels", "duel_sampler": "duels", "duel_spec": "duels",
+    "Fighter": "fighters", "average_human": "fighters", "combatant": "fighters",
+    "weapon_size": "fighters",
+    "hit_locations": "locations", "location_of": "locations",
+    "casting_chance": "casting", "casting_tiers": "casting", "intensity": "casting",
+    "magic_skill_base": "casting", "passion": "casting", "willpower_check": "casting",
+    "best_source_distribution": "recovery", "periods_to_recover": "recovery",
+    "recovery_hours": "recovery", "sacrifice_source": "recovery",
+    "applying_effects": "stacking",
+    "ListPolicy": "effects", "policy": "effects", "situation": "effects",
+    "special_effects": "effects", "spend_effects": "effects",
+    "abilities_known": "magic", "best_source": "magic", "casting_conditions": "magic",
+    "location_source": "magic", "veneration_source": "magic",
+    "graded_skill": "rolls", "sample_tiers": "rolls", "tier_codes": "rolls", "tier_lookup": "rolls",
+    "tier_names": "rolls", "tier_sampler": "rolls", "tier_table": "rolls", "tiers": "rolls",
+}
+
+
+def __getattr__(name: str):
+    if name in _WHERE:
+        value = getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -12,16 +12,20 @@ as a scalar or an integer array, and continues the open-ended bands past the pri
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from collections.abc import Mapping, Sequence
 
 import numpy as np
-import pandas as pd
 
 from .. import dice
 from ..errors import check_integer, check_integer_array
 from ..rng import RNGLike, as_generator
 from ..rules import resolve
 from ._common import RulesLike, ceil_div, section
+
+if TYPE_CHECKING:  # pandas is imported where a frame is built (a fast start)
+    import pandas as pd
 
 __all__ = ["action_points", "experience_modifier", "healing_rate", "luck_points",
            "magic_points", "initiative_bonus", "endurance", "willpower", "evade",
@@ -209,6 +213,8 @@ def location_hp(con_siz: IntLike, rules: RulesLike = None) -> pd.Series | pd.Dat
     -------
     Series location -> hit points for a scalar; DataFrame (one row per input) for an array.
     """
+    import pandas as pd
+
     rules = resolve(rules)
     x = _check("location_hp", "con_siz", con_siz, rules)
     table = _spec("location_hp", rules)["table"]
@@ -260,6 +266,8 @@ def human_distribution(attribute: str, rules: RulesLike = None) -> pd.Series:
     -------
     Series value -> probability (``location_hp``: indexed by location and hit points).
     """
+    import pandas as pd
+
     rules = resolve(rules)
     sec = section(rules)
     names = list(sec["characteristics"]["names"])
@@ -292,6 +300,8 @@ def human_distribution(attribute: str, rules: RulesLike = None) -> pd.Series:
 
 def sample_humans(n: int, seed: RNGLike = None, rules: RulesLike = None) -> pd.DataFrame:
     """``n`` rolled humans: one row each, one column per characteristic."""
+    import pandas as pd
+
     rules = resolve(rules)
     n = check_integer("n", n, min=0)
     gen = as_generator(seed)

@@ -10,16 +10,20 @@ the graded skills (the skills actually rolled). Exact, by enumerating the die x 
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from collections.abc import Iterable, Sequence
 
 import numpy as np
-import pandas as pd
 
 from .. import dice
 from ..rules import resolve
 from ._common import SUCCESS, RulesLike, check_skill, section
 from ._common import grade as find_grade
 from .rolls import tier_codes
+
+if TYPE_CHECKING:  # pandas is imported where a frame is built (a fast start)
+    import pandas as pd
 
 __all__ = ["contest_skills", "opposed", "differential", "opposed_outcome", "effects_won"]
 

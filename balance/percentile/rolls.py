@@ -8,10 +8,11 @@
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from collections.abc import Iterable
 
 import numpy as np
-import pandas as pd
 
 from .. import dice
 from ..budgets import check_grid, check_length
@@ -22,7 +23,10 @@ from ._common import (CRITICAL, FAILURE, FUMBLE, SUCCESS, TIERS, RulesLike, ceil
                       check_skill, section)
 from ._common import grade as find_grade
 
-__all__ = ["tier_codes", "tiers", "graded_skill", "tier_table", "tier_lookup", "sample_tiers",
+if TYPE_CHECKING:  # pandas is imported where a frame is built (a fast start)
+    import pandas as pd
+
+__all__ = ["tier_codes", "tiers", "tier_probabilities", "graded_skill", "tier_table", "tier_lookup", "sample_tiers",
            "tier_sampler", "tier_names"]
 
 
@@ -116,6 +120,32 @@ def tiers(skill: int, grade: str | None = None, rules: RulesLike = None) -> pd.S
     Series indexed by tier, summing to 1.
     """
     rules = resolve(rules)
+    return dice.outcome_table(tier_probabilities(skill, grade, rules), TIERS, "tier", total=1)
+
+
+def tier_probabilities(skill: int, grade: str | None = None,
+                       rules: RulesLike = None) -> np.ndarray:
+    """:func:`tiers` as an array in the order of ``TIERS`` (no pandas: a quick answer).
+
+    Parameters
+    ----------
+    skill : int
+        Skill percentage (>= 0), before the grade.
+    grade : str, optional
+        Difficulty grade (English or French name; default Standard).
+
+    Returns
+    -------
+    ndarray of 4 probabilities: fumble, failure, success, critical (percentile rules,
+    skill roll).
+
+    Examples
+    --------
+    >>> from balance.percentile.rolls import tier_probabilities
+    >>> tier_probabilities(65).tolist()
+    [0.02, 0.33, 0.58, 0.07]
+    """
+    rules = resolve(rules)
     skill = check_skill("skill", skill)
     modified = graded_skill(skill, grade, rules)
     die = section(rules)["die"]
@@ -124,7 +154,7 @@ def tiers(skill: int, grade: str | None = None, rules: RulesLike = None) -> pd.S
         counts[_no_roll_tier(rules)] = die
     else:
         counts = _tier_counts(rules)[min(modified, _skill_cap(rules))]
-    return dice.outcome_table(np.asarray(counts, dtype=float), TIERS, "tier", total=die)
+    return np.asarray(counts, dtype=float) / die
 
 
 def _no_roll_tier(rules) -> int:
@@ -140,6 +170,8 @@ def tier_table(skills: Iterable[int] = range(1, 201), grades: Iterable[str] | No
     DataFrame with columns skill, grade, modified_skill (-1 for a no-roll grade), tier,
     probability: one row per skill, grade and tier.
     """
+    import pandas as pd
+
     rules = resolve(rules)
     sec = section(rules)
     # skills x any grade's numerator must fit the int64 arithmetic of the table
