@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..labels import LANGS
@@ -294,17 +294,26 @@ def _shown(value: Any) -> str:
     return str(value)
 
 
-def emit(frame: pd.DataFrame, fmt: str, *, title: str | None = None,
-         header: Mapping[str, Any] | None = None) -> None:
+def emit(frame: pd.DataFrame | Mapping[str, Iterable[Any]], fmt: str, *,
+         title: str | None = None, header: Mapping[str, Any] | None = None) -> None:
     """Print a result frame as a table, JSON records or CSV (stdout); names from a rules file
     are printed without their control characters (:func:`balance.text.plain_text`).
 
     ``header``: the values the question was asked with (seed, trials, skill, best ask...):
     the table's first line (after ``title``), and columns of every JSON/CSV row. Table
     output shows fractions with :data:`DIGITS` decimals; JSON and CSV keep full precision.
+    ``frame`` may be a mapping column -> values (ints, floats, strings): printed the same
+    way without importing pandas, so a quick query starts fast.
     """
+    if isinstance(frame, Mapping):
+        columns = {k: list(v) for k, v in frame.items()}
+        if columns and len({len(v) for v in columns.values()}) == 1 and \
+                len(next(iter(columns.values()))) > 0:
+            return _emit_columns(columns, fmt, title=title, header=header)
     import pandas as pd
 
+    if isinstance(frame, Mapping):  # no rows, or columns of different lengths: pandas says
+        frame = pd.DataFrame(frame)
     frame = frame.reset_index(drop=isinstance(frame.index, pd.RangeIndex))
     if header and fmt != "table":
         frame = frame.assign(**{k: [v] * len(frame) for k, v in header.items()
@@ -334,3 +343,67 @@ def emit(frame: pd.DataFrame, fmt: str, *, title: str | None = None,
             for col in shown.columns[shown.isna().any()]:  # a missing value prints blank
                 shown[col] = shown[col].astype(object).where(shown[col].notna(), "")
             print(shown.to_string(index=False))
+
+
+def _kind(values: list) -> str:
+    """The column type pandas would give ``values``: int, float, bool or object."""
+    import numpy as np
+
+    def every(types) -> bool:
+        return all(isinstance(v, types) and not isinstance(v, (bool, np.bool_)) for v in values)
+
+    if all(isinstance(v, (bool, np.bool_)) for v in values):
+        return "bool"
+    if every((int, np.integer)):
+        return "int"
+    if every((float, np.floating)):
+        return "float"
+    return "object"
+
+
+def _number(v: float) -> str:
+    return "" if v != v else f"{v:.{DIGITS}f}" if abs(v) < 1e15 else f"{v:.4g}"
+
+
+def _emit_columns(columns: dict[str, list], fmt: str, *, title: str | None,
+                  header: Mapping[str, Any] | None) -> None:
+    """:func:`emit` of columns of plain values, written as pandas writes them (tested)."""
+    import csv
+    import io
+
+    rows = len(next(iter(columns.values())))
+    if header and fmt != "table":
+        columns.update({k: [v] * rows for k, v in header.items() if k not in columns})
+    elif header:
+        title = f"{title}\n{_header_text(header)}" if title else _header_text(header)
+    columns = {plain_text(k): [plain_text(v) if isinstance(v, str) else v for v in values]
+               for k, values in columns.items()}
+    title = plain_text(title) if title else title
+    if fmt == "json":
+        records = [{str(k): _plain(values[i]) for k, values in columns.items()}
+                   for i in range(rows)]
+        print(json.dumps(records, ensure_ascii=False, indent=2, default=str))
+        return
+    kinds = {k: _kind(values) for k, values in columns.items()}
+    if fmt == "csv":
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(columns)
+        for i in range(rows):
+            writer.writerow(["" if v is None or (kinds[k] == "float" and v != v) else
+                             repr(float(v)) if kinds[k] == "float" else
+                             str(_plain(v)) for k, v in ((k, c[i]) for k, c in columns.items())])
+        sys.stdout.write(out.getvalue())
+        return
+    if title:
+        print(title)
+    cells, heads = [], []
+    for k, values in columns.items():
+        kind = kinds[k]
+        heads.append(f" {k}" if kind in ("int", "bool") else k)  # pandas: room for a sign
+        cells.append([_number(v) if kind == "float" else "" if v is None else str(_plain(v))
+                      for v in values])
+    widths = [max(len(h), *(len(c) for c in col)) for h, col in zip(heads, cells)]
+    print(" ".join(h.rjust(w) for h, w in zip(heads, widths)))
+    for i in range(rows):
+        print(" ".join(col[i].rjust(w) for col, w in zip(cells, widths)))

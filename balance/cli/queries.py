@@ -50,10 +50,8 @@ def _death(args) -> int:
     rows = list(itertools.product(args.wounds, args.negative_hp, args.seconds))
     n, hp, s = (np.array(c) for c in zip(*rows))
     p = injuries.death_probability(seconds=s, negative_hp=hp, wounds=n, rules=rules)
-    import pandas as pd
-
-    emit(pd.DataFrame({"seconds": s, "negative_hp": hp, "wounds": n,
-                       "death_probability": np.atleast_1d(p)}), args.format)
+    emit({"seconds": s, "negative_hp": hp, "wounds": n,  # columns: no pandas (a fast start)
+          "death_probability": np.atleast_1d(p)}, args.format)
     return 0
 
 
@@ -225,15 +223,12 @@ def _charisma(args) -> int:
 
 # --- percentile rules -------------------------------------------------------------------
 def _tiers(args) -> int:
-    from .. import percentile
-
-    import pandas as pd
+    from ..percentile import rolls
 
     rules = load(args.rules)
-    s = percentile.tiers(args.skill, args.grade, rules=rules)
-    frame = pd.DataFrame({"tier": [_tier_name(t, args.lang, rules) for t in s.index],
-                          "probability": s.to_numpy()})
-    emit(frame, args.format, header={"skill": args.skill, "grade": args.grade or "Standard"})
+    p = rolls.tier_probabilities(args.skill, args.grade, rules=rules)  # no pandas: a fast start
+    emit({"tier": [_tier_name(t, args.lang, rules) for t in rolls.TIERS], "probability": p},
+         args.format, header={"skill": args.skill, "grade": args.grade or "Standard"})
     return 0
 
 
