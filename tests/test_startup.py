@@ -1,0 +1,117 @@
+"""A quick answer imports no pandas, scipy or matplotlib (issue 14: a query starts fast;
+issue 16: the first exact answers in a fresh process).
+
+One subprocess (a fresh interpreter is the only place the imports show) runs the library
+calls and the ``death``/``tiers`` commands and reports what got imported; no timing here
+(the figures are in docs/explanation/performance.md). The pandas-free table printer is
+checked against pandas itself, in process.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from balance.cli.options import emit
+
+HEAVY = ("pandas", "scipy", "matplotlib")
+
+SCRIPT = r"""
+import contextlib, io, json, sys
+HEAVY = %r
+seen = {}
+def note(step):
+    seen[step] = [m for m in HEAVY if m in sys.modules]
+import balance as bl
+note("import balance")
+p = bl.injuries.death_probability(seconds=40, negative_hp=6, wounds=1)
+note("death_probability")
+from balance.cli import main
+out = {}
+for name, argv in {"death": ["death", "--seconds", "40", "--negative-hp", "6", "--wounds", "1",
+                             "--format", "json"],
+                   "tiers": ["tiers", "65", "--format", "json"]}.items():
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        code = main(argv)
+    out[name] = (code, json.loads(buf.getvalue()))
+    note(name)
+three = bl.dice.parse("3d6")
+mean, low, high = three.mean, three.min, three.max
+note("dice.parse")
+dist = bl.dice.distribution("3d6")  # a pandas Series: the caller asked for one
+note("dice.distribution")
+print(json.dumps({"seen": seen, "p": float(p), "out": out,
+                  "three": [mean, low, high, float(dist.loc[10])]}))
+""" % (HEAVY,)
+
+
+@pytest.fixture(scope="module")
+def fresh() -> dict:
+    done = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True,
+                          check=True)
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("step", ["import balance", "death_probability", "death", "tiers",
+                                  "dice.parse"])
+def test_quick_answers_import_no_pandas_scipy_matplotlib(fresh, step):
+    assert fresh["seen"][step] == []
+
+
+def test_a_distribution_imports_pandas_only(fresh):
+    # distribution() returns a pandas Series; it needs no scipy (no FFT for 3d6) nor plots
+    assert fresh["seen"]["dice.distribution"] == ["pandas"]
+
+
+def test_the_quick_answers_are_right(fresh):
+    # core rules, critical injuries: the d100 roll + k kills from 176, k = (wounds + 1) x
+    # (seconds + negative HP) = 92, so rolls 84 to 100 kill: 17 in 100
+    k = (1 + 1) * (40 + 6)
+    death = sum(roll + k >= 176 for roll in range(1, 101)) / 100
+    assert death == 0.17 and fresh["p"] == pytest.approx(death)
+    code, rows = fresh["out"]["death"]
+    assert code == 0 and rows == [{"seconds": 40, "negative_hp": 6, "wounds": 1,
+                                   "death_probability": pytest.approx(death)}]
+    # percentile rules, skill roll at 65 on a d100: fumble 99-00, critical 01-07 (65 // 10,
+    # rounded up), success 08-65, failure 66-98
+    code, rows = fresh["out"]["tiers"]
+    assert code == 0
+    assert [(r["tier"], r["probability"]) for r in rows] == [
+        ("fumble", 0.02), ("failure", 0.33), ("success", 0.58), ("critical", 0.07)]
+    assert {(r["skill"], r["grade"]) for r in rows} == {(65, "Standard")}
+    # 3d6: mean 10.5, 3 to 18, P(10) = 27 / 216 by enumeration
+    ways = sum(a + b + c == 10 for a in range(1, 7) for b in range(1, 7) for c in range(1, 7))
+    assert fresh["three"] == [10.5, 3, 18, pytest.approx(ways / 216)]
+
+
+def _printed(frame, fmt: str, **kw) -> str:
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        emit(frame, fmt, **kw)
+    return buf.getvalue()
+
+
+COLUMNS = [
+    ({"seconds": np.array([40, 100]), "negative_hp": np.array([6, 6]),
+      "wounds": np.array([1, 1]), "death_probability": np.array([0.17, 1.0])}, {}),
+    ({"tier": ["fumble", "Réussite critique"], "probability": np.array([0.02, 1 / 3])},
+     {"header": {"skill": 65, "grade": "Standard"}}),
+    ({"a": [-4, 1], "b": ["x,y", 'q"u'], "c": [math.nan, 1e16], "d": [True, False],
+      "e": [None, "z"]}, {"title": "T"}),
+    ({"x": [0.1 + 0.2, -0.0, math.inf, 1e-20]}, {"header": {"seed": 1, "p": 0.5}}),
+    ({"n": list(range(-3, 600)), "p": [i / 7 for i in range(-3, 600)]}, {}),
+]
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "csv"])
+@pytest.mark.parametrize("columns, kw", COLUMNS)
+def test_columns_print_as_pandas_prints_the_frame(columns, kw, fmt):
+    assert _printed(columns, fmt, **kw) == _printed(pd.DataFrame(columns), fmt, **kw)
