@@ -134,6 +134,7 @@ def test_trials_outside_the_dice_range_is_refused_by_the_option(trials):
     ("x.txt", "'.txt' is not a figure format; use .png, .svg or .pdf"),
     ("x", "has no suffix; use .png, .svg or .pdf"),
     ("missing/x.png", "the folder missing does not exist"),
+    ("x.png/", "names a folder; give a file name ending in .png, .svg or .pdf"),
 ])
 def test_plot_file_checked_before_any_work(tmp_path, monkeypatch, name, says):
     """Refused naming --plot, before the distribution is computed: 100d100kh50 would be

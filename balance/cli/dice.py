@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import re
 from pathlib import Path
 
@@ -138,6 +139,9 @@ def _check_plot(name: str, force: bool) -> None:
 
     path = Path(name)
     formats = f"use {', '.join(PLOT_SUFFIXES[:-1])} or {PLOT_SUFFIXES[-1]}"
+    if name.endswith(("/", os.sep)):  # Path() would drop the slash and write a file
+        raise ValueError(f"--plot {name}: names a folder; give a file name ending in "
+                         f"{', '.join(PLOT_SUFFIXES[:-1])} or {PLOT_SUFFIXES[-1]}")
     if not path.suffix:
         raise ValueError(f"--plot {name}: has no suffix; {formats}")
     if path.suffix.lower() not in PLOT_SUFFIXES:
