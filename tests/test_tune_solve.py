@@ -244,3 +244,15 @@ def test_shown_values_tell_brentq_iterates_apart():
     shown = shown_values(res.curve["value"])
     assert len(set(shown)) == len(res.curve)
     assert all(abs(float(t) - v) < 1e-4 for t, v in zip(shown, res.curve["value"]))
+
+
+def test_a_monte_carlo_plateau_is_bounded_by_bisection_not_walked():
+    """mc.death at 60 s, -10 HP, 1 wound: exactly (241 - T) / 100, so 0 from T = 241 up;
+    every threshold there holds target 0, found in a few runs rather than one per value."""
+    exact = {t: death_closed_form(t, 60, 10, 1) for t in valid_thresholds()}
+    edge = closest_with_tolerance(exact, 0.0, 176)
+    res = bl.tune.solve("mc.death@60s,10hp,1w", target=0.0, vary="injuries.death_threshold",
+                        trials=1000, seed=1)
+    assert (res.value, edge) == (241, 241)
+    assert res.interval == (241, max(valid_thresholds()))
+    assert len(res.curve) < 80  # bisections, not a walk of 2,001 values

@@ -22,7 +22,8 @@ arbitrary plateau point (a real key: to within the bisection's tolerance). When 
 the target exactly (an integer key between two values, a step the metric jumps over),
 ``attained`` is False and ``note`` says so with the two values around the target. For a
 Monte Carlo metric every candidate runs from the same seed (common random numbers) and
-``Tuned.interval`` is the range of evaluated values whose 95 % interval holds the target.
+``Tuned.interval`` is the range of evaluated values whose 95 % interval holds the target
+(integer bisection: its edges found by bisection outward from the answer).
 Invalid candidates (``Rules.updated`` raises ``RulesError``) are skipped, never evaluated.
 A target the metric cannot reach is not an error: ``reachable`` is False and ``value`` is the
 closest value, with its metric.
@@ -248,15 +249,34 @@ def _nearest_valid(s: _Search, a: int, b: int, mid: int):
 
 
 def _widen(s: _Search, target: float, around: float, lo: float, hi: float) -> None:
-    """Monte Carlo: evaluate outward from ``around`` while the intervals hold the target."""
+    """Monte Carlo, a monotone metric: the edges of the run of values whose intervals hold the
+    target, outward from ``around``, by bisection between the last evaluated value that holds
+    it and the first that does not (a few runs, however wide the run: a probability 0 holds
+    target 0 for every threshold past some point)."""
     for step in (-1, 1):
-        v, spent = around + step, 0
-        while lo <= v <= hi and spent < MAX_SCAN:
-            p = s(v)
-            spent += 1
-            if p is not None and not p.holds(target):
+        beyond = sorted((v for v in s.points if (v - around) * step > 0),
+                        key=lambda v: abs(v - around))
+        held, out = around, None
+        for v in beyond:
+            if not s.points[v].holds(target):
+                out = v
                 break
-            v += step
+            held = v
+        if out is None:  # every evaluated value that way holds it: up to the bound
+            edge = hi if step > 0 else lo
+            p = s(edge) if held != edge else None
+            if p is None or p.holds(target):
+                continue
+            out = edge
+        while abs(out - held) > 1:
+            mid = (held + out) // 2
+            p = s(mid)
+            if p is None:  # an invalid value: the run ends here
+                break
+            if p.holds(target):
+                held = mid
+            else:
+                out = mid
 
 
 def _choose(s: _Search, target: float, current: float) -> float:
