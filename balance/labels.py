@@ -12,7 +12,7 @@ from importlib import resources
 
 from .errors import check_choice, did_you_mean
 
-__all__ = ["LANGS", "check_lang", "text", "count", "decimal", "decimal_mark", "sources",
+__all__ = ["LANGS", "check_lang", "text", "agreed", "count", "decimal", "decimal_mark", "sources",
            "name_column", "unit_name", "cite", "section_name"]
 
 #: languages every label has
@@ -31,7 +31,13 @@ def check_lang(lang: object) -> str:
 
 
 def text(key: str, lang: str = "en", **fields: object) -> str:
-    """The label ``key`` in ``lang`` (English as fallback), formatted with ``fields``."""
+    """The label ``key`` in ``lang`` (English as fallback), formatted with ``fields``; a
+    count the label leaves open (``"{value} wound(s)"``) agrees with its number
+    (:func:`agreed`).
+
+    >>> text("wounds_n", "en", value=1), text("wounds_n", "fr", value=2)
+    ('1 wound', '2 blessures')
+    """
     labels = _labels()
     try:
         entry = labels[key]
@@ -42,7 +48,34 @@ def text(key: str, lang: str = "en", **fields: object) -> str:
         return template
     shown = {k: decimal_mark(str(v), lang) if isinstance(v, float) else v
              for k, v in fields.items()}
-    return template.format(**shown)
+    out = template.format(**shown)
+    return agreed(out, lang) if _OPEN_ENDING.search(template) else out
+
+
+#: a count and a noun whose plural is left open: "1 value(s)", "3 blessure(s)"
+_OPEN_PLURAL = re.compile(r"\b(\d[\d\u202f,]*)(\s+)(\w+)\((s|es|x)\)")
+#: a noun whose plural is left open, in a label
+_OPEN_ENDING = re.compile(r"\w\((s|es|x)\)")
+
+
+def agreed(sentence: str, lang: str) -> str:
+    """``sentence`` with each "N noun(s)" agreeing with its count: singular for 1 (and for 0
+    in French), plural otherwise (``"1 value(s)"`` -> ``"1 value"``, ``"0 wound(s)"`` ->
+    ``"0 wounds"``, French ``"0 blessure(s)"`` -> ``"0 blessure"``).
+
+    Examples
+    --------
+    >>> agreed("with 1 wound(s) and 3 value(s)", "en")
+    'with 1 wound and 3 values'
+    >>> agreed("0 blessure(s), 2 processus", "fr")
+    '0 blessure, 2 processus'
+    """
+    def one(match: re.Match) -> str:
+        number, space, noun, ending = match.groups()
+        n = int(re.sub(r"\D", "", number))
+        singular = n == 1 or (lang == "fr" and n == 0)
+        return f"{number}{space}{noun}{'' if singular else ending}"
+    return _OPEN_PLURAL.sub(one, sentence)
 
 
 def count(value: int, lang: str = "en") -> str:

@@ -75,3 +75,33 @@ def test_the_report_header_needs_no_plural_guess():
         for workers in (1, 2):
             shown = text("mc_settings", lang, trials="2,000", seed=1, workers=workers)
             assert "(es)" not in shown and "(s)" not in shown
+
+
+def test_the_catalogue_descriptions_count_their_wounds():
+    # the regression catalogue's descriptions (balance diff, balance check, the report's
+    # comparison) agree with the counts they carry, in English and in French
+    import re
+
+    from balance.regression import catalogue
+    from balance.report.compare import describe
+
+    said = {m.name: m.description for m in catalogue()}
+    for name, description in said.items():
+        for lang in ("en", "fr"):
+            assert not re.search(r"\w\((s|es|x)\)", describe(description, lang)), (name, lang)
+    assert said["death.p@40s,6hp,1w"] == "P(death) when stabilised after 40 s at -6 HP with 1 wound"
+    ends = {"death.p@30s,5hp,0w": ("with 0 wounds", "avec 0 blessure"),
+            "death.p@60s,10hp,1w": ("with 1 wound", "avec 1 blessure"),
+            "death.p@30s,5hp,2w": ("with 2 wounds", "avec 2 blessures"),
+            "injuries.outcomes@60s,5hp,0w": ("-5 HP, 0 wounds", "-5 PV, 0 blessure"),
+            "injuries.outcomes@30s,10hp,2w": ("-10 HP, 2 wounds", "-10 PV, 2 blessures"),
+            "mc.rescue_death@2d20s,1d10hp,2w": ("with 2 wounds", "avec 2 blessures")}
+    for name, (en, fr) in ends.items():
+        assert said[name].endswith(en) and describe(said[name], "fr").endswith(fr), name
+    assert "-1d6 HP with 1 wound, stabilised" in said["rescue.death@10+2d20s,1d6hp,1w"]
+    assert "-1d6 PV avec 2 blessures, stabilisé" in describe(
+        said["rescue.death@10+2d20s,1d6hp,2w"], "fr")
+    assert ", 1 wound (Monte Carlo" in said["mc.death@60s,10hp,1w"]
+    # a snapshot written before (descriptions "with 1 wound(s)") is still described in French
+    assert describe("P(death) when stabilised after 40 s at -6 HP with 1 wound(s)", "fr") == (
+        "P(mort) à la stabilisation après 40 s à -6 PV avec 1 blessure")

@@ -64,7 +64,7 @@ def test_death_curves_in_french_and_for_a_variant():
     frame = data.death_surface(negative_hp=[5], wounds=[1], rules=variant)
     ax = bl.plots.death_curves(frame, lang="fr", rules=variant)
     assert ax.get_xlabel() == "Secondes à PV négatifs"
-    assert "1 blessure(s), -5 PV" in [t.get_text() for t in ax.get_legend().get_texts()]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["1 blessure, -5 PV"]
     wall = [ln for ln in ax.get_lines() if ln.get_gid() == "wall"][0]
     assert wall.get_xdata()[0] == 120
     (line,) = curves(ax)
@@ -78,7 +78,9 @@ def test_death_curves_overlay_two_rule_sets_on_one_axes():
     b = data.death_surface(negative_hp=[5], wounds=[0, 1], rules=variant)
     ax = bl.plots.compare_death_curves(a, b, names=("176", "180"))
     lines = curves(ax)
-    assert [t.get_text() for t in ax.get_legend().get_texts()][2] == "180: 0 wound(s), -5 HP"
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+        "176: 0 wounds, -5 HP", "176: 1 wound, -5 HP", "180: 0 wounds, -5 HP",
+        "180: 1 wound, -5 HP"]
     assert len(lines) == 4
     assert [ln.get_linestyle() for ln in lines] == ["-", "-", "--", "--"]
     np.testing.assert_allclose(lines[3].get_ydata(),
@@ -98,6 +100,9 @@ def test_injury_bands_stack_to_one_with_french_names(surface):
     at_40 = sorted(set(np.round(death[death[:, 0] == 40][:, 1], 12)))
     assert at_40 == [0.75, 1.0]
     assert ax.get_xlabel() == "Secondes à PV négatifs"
+    assert ax.get_title(loc="left") == "Blessures critiques par gravité (-10 PV, 1 blessure)"
+    assert bl.plots.injury_bands(surface, negative_hp=10, wounds=3).get_title(loc="left") == (
+        "Critical injuries by severity (-10 HP, 3 wounds)")
 
 
 def test_injury_heatmap_has_every_row_and_the_table_order(surface):
@@ -107,6 +112,7 @@ def test_injury_heatmap_has_every_row_and_the_table_order(surface):
     assert image.get_array().shape == (rows, 176)
     ticks = [t.get_text() for t in ax.get_yticklabels()]
     assert ticks[0] == "Étourdi" and ticks[-1] == "Mort"
+    assert ax.get_title(loc="left") == "Table des blessures critiques (-1 PV, 0 blessure)"
     # column of 0 s, -1 HP, no wound: k = 1, faces 1..100 -> totals 2..101
     col = np.asarray(image.get_array())[:, 0]
     assert np.isclose(col[0], 9 / 100) and np.isclose(col.sum(), 1.0)
@@ -208,7 +214,9 @@ def test_rescue_curves_bands_and_exact(rescue_curve):
     x = dotted[1].get_xdata()
     np.testing.assert_allclose(dotted[1].get_ydata(), death_closed_form(x + 1, 3, 2))
     assert ax.get_xlabel() == "Arrivée du secouriste après (secondes)"
-    assert "2 blessure(s)" in [t.get_text() for t in ax.get_legend().get_texts()]
+    # French counts agree: 0 and 1 take the singular
+    assert [t.get_text() for t in ax.get_legend().get_texts()][:2] == ["0 blessure",
+                                                                      "2 blessures"]
 
 
 def test_interval_curves_fills_each_band(rescue_curve):

@@ -191,19 +191,22 @@ def test_variant_lists_exactly_the_changes_made(bundles):
     assert facts_of(bundles["bundled"]).get("rules_changed") is None
 
 
-def test_a_changed_table_row_is_shown_old_row_then_new_row():
+def test_a_changed_table_cell_is_keyed_as_set_takes_it():
+    # the report names a changed cell as `--set` and `balance rules check` do: rows counted
+    # from 1 (the third row is injuries.table.3), then the column
     rules = bl.load_rules()
     table = [dict(row) for row in rules["injuries"]["table"]]
     table[2] = {**table[2], "modifier": -5}
     rows = compare.change_rows(rules.updated({"injuries": {"table": table}}), rules)
-    assert rows["key"].tolist() == ["injuries.table[3]"]
+    assert rows[["key", "old", "new"]].values.tolist() == [["injuries.table.3.modifier", 0, -5]]
     shown = compare.change_rows_shown(rows, "fr")
-    assert shown.iloc[0].tolist() == [
-        "injuries.table[3]", "low 21 · high 30 · modifier 0 · en Exhausted · fr Épuisé",
-        "low 21 · high 30 · modifier -5 · en Exhausted · fr Épuisé"]
+    assert shown.iloc[0].tolist() == ["injuries.table.3.modifier", "0", "-5"]
+    # a row only one side has is the whole row against an em dash
     shorter = compare.change_rows(rules.updated({"injuries": {"table": table[:-1]}}), rules)
-    assert shorter["key"].tolist() == ["injuries.table[3]", f"injuries.table[{len(table)}]"]
+    n = len(table)
+    assert shorter["key"].tolist() == ["injuries.table.3.modifier", f"injuries.table.{n}"]
     assert shorter["new"].iloc[-1] is None and compare.value_shown(None) == "—"
+    assert shorter["old"].iloc[-1] == dict(table[-1])
 
 
 def test_a_snapshot_baseline_compares_its_own_metrics():

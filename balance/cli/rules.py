@@ -19,15 +19,6 @@ CELL = 40
 #: widest line of ``rules show`` in table output: a wide table is printed in blocks of
 #: columns, each block repeating the table's first column
 WIDTH = 100
-#: a table row's number in a rules key (``injuries.table[0].high``): shown from 1, as
-#: ``--set injuries.table.1.high=...`` and the validator's "row 1 (Dazed)" count
-_ROW = __import__("re").compile(r"\[(\d+)\]")
-
-
-def set_key(key: str) -> str:
-    """A changed value's key as ``--set`` takes it: rows counted from 1
-    (``injuries.table[0].high`` -> ``injuries.table.1.high``)."""
-    return _ROW.sub(lambda m: f".{int(m.group(1)) + 1}", key)
 
 
 def rules_value_text(value: Any) -> str:
@@ -44,8 +35,7 @@ def _check(args) -> int:
 
     rules = load(args.files)
     base = default_rules()
-    frame = rule_changes(rules, base)
-    frame["key"] = frame["key"].map(set_key)
+    frame = rule_changes(rules, base)  # keys as --set takes them: injuries.table.1.high
     frame["bundled"] = frame["bundled"].map(rules_value_text)
     frame["variant"] = frame["variant"].map(rules_value_text)
     title = (f"ok: {' + '.join(args.files)}\nfingerprint {rules.fingerprint} "

@@ -15,6 +15,7 @@ import numpy as np
 from ..core import d20, injuries, negotiation
 from .. import dice
 from ..errors import check_choice
+from ..labels import agreed
 from ..rng import RNGLike
 from ..rules import Rules
 from .metrics import Measurement, Metric, distribution, mc_counts, mc_proportion
@@ -128,7 +129,7 @@ def metrics() -> list[Metric]:
     for s, hp, w in DEATH_POINTS:
         out.append(Metric(
             f"death.p@{_tag(s, hp, w)}",
-            f"P(death) when stabilised after {s} s at -{hp} HP with {w} wound(s)",
+            agreed(f"P(death) when stabilised after {s} s at -{hp} HP with {w} wound(s)", "en"),
             "probability", "exact", "proportion",
             lambda r, s=s, hp=hp, w=w: Measurement(
                 float(injuries.death_probability(s, hp, w, rules=r))),
@@ -147,7 +148,8 @@ def metrics() -> list[Metric]:
     for s, hp, w in ((60, 5, 0), (30, 10, 2)):
         out.append(Metric(
             f"injuries.outcomes@{_tag(s, hp, w)}",
-            f"critical-injury outcome distribution after {s} s at -{hp} HP, {w} wound(s)",
+            agreed(f"critical-injury outcome distribution after {s} s at -{hp} HP, {w} wound(s)",
+                   "en"),
             "probability", "exact", "distribution",
             lambda r, s=s, hp=hp, w=w: _outcomes(r, s, hp, w), section="injuries"))
     for c in (8, 12):
@@ -177,14 +179,14 @@ def metrics() -> list[Metric]:
     p = (60, 10, 1)
     out.append(Metric(
         f"mc.death@{_tag(*p)}",
-        f"share dying on the roll at {p[0]} s, -{p[1]} HP, {p[2]} wound (Monte Carlo twin of "
-        f"death.p@{_tag(*p)})", "probability", "mc", "proportion",
+        agreed(f"share dying on the roll at {p[0]} s, -{p[1]} HP, {p[2]} wound(s) (Monte Carlo "
+               f"twin of death.p@{_tag(*p)})", "en"), "probability", "mc", "proportion",
         partial(_mc_death_point, point=p), section="injuries"))
     tag = f"{RESCUE['arrival']}s,{RESCUE['negative_hp']}hp,{RESCUE['wounds']}w"
     out.append(Metric(
         f"mc.rescue_death@{tag}",
-        f"share of knocked-out PCs dying when rescued after {RESCUE['arrival']} s at "
-        f"-{RESCUE['negative_hp']} HP with {RESCUE['wounds']} wounds",
+        agreed(f"share of knocked-out PCs dying when rescued after {RESCUE['arrival']} s at "
+               f"-{RESCUE['negative_hp']} HP with {RESCUE['wounds']} wound(s)", "en"),
         "probability", "mc", "proportion", partial(_mc_rescue, what="death"),
         section="injuries"))
     out.append(Metric(

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ..labels import agreed
 from ..rng import RNGLike
 from ..rules import Rules
 from .metrics import Measurement, Metric, mc_counts, mc_proportion
@@ -55,8 +56,8 @@ def metrics() -> list[Metric]:
     """The process metrics, in catalogue order."""
     tag = f"{RESCUE['arrival']}s,{RESCUE['negative_hp']}hp"
     out = [Metric(f"rescue.death@{tag},{w}w",
-                  f"P(death) of a PC at -{RESCUE['negative_hp']} HP with {w} wound(s), "
-                  f"stabilised by a healer arriving after {RESCUE['arrival']} s",
+                  agreed(f"P(death) of a PC at -{RESCUE['negative_hp']} HP with {w} wound(s), "
+                         f"stabilised by a healer arriving after {RESCUE['arrival']} s", "en"),
                   "probability", "mc", "proportion", partial(_rescue, wounds=w),
                   section="injuries, time")
            for w in RESCUE_WOUNDS]

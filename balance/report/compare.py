@@ -1,6 +1,6 @@
 """A variant against its baseline, for the report and for ``balance diff --html`` (one
-renderer): what the rules change, row by row for tables, and every metric of the regression
-catalogue with its test (:func:`balance.regression.compare_snapshots`: Holm's correction).
+renderer): what the rules change, value by value keyed as ``--set`` takes them, and every
+metric of the regression catalogue with its test (:func:`balance.regression.compare_snapshots`: Holm's correction).
 
 Computing (:func:`compare_rules`) is apart from the display tables (:func:`change_rows_shown`,
 :func:`metrics_shown`), which only format.
@@ -19,8 +19,8 @@ from typing import Any
 
 import pandas as pd
 
-from ..labels import decimal_mark, text, unit_name
-from ..rules import Rules, default_rules, plain, resolve
+from ..labels import agreed, decimal_mark, text, unit_name
+from ..rules import Rules, default_rules
 
 __all__ = ["LEFT_OUT", "ALPHA", "compared_metrics", "compare_rules", "change_rows",
            "change_rows_shown", "metrics_shown", "category_shown", "describe",
@@ -40,28 +40,6 @@ def compared_metrics() -> list:
             if not any(fnmatch.fnmatchcase(m.name, p) for p in LEFT_OUT)]
 
 
-def _row_changes(base: Any, new: Any, path: str = "") -> list[tuple[str, Any, Any]]:
-    """Every value that differs between two rules trees: (dotted path, old, new); a table (a
-    list of mappings) is compared row by row, a changed row is one change (old row, new row),
-    a row only one side has is ``None`` on the other."""
-    if isinstance(base, Mapping) and isinstance(new, Mapping):
-        out = []
-        for key in list(base) + [k for k in new if k not in base]:
-            out += _row_changes(base.get(key), new.get(key), f"{path}.{key}" if path else str(key))
-        return out
-    rows = (list, tuple)
-    if isinstance(base, rows) and isinstance(new, rows) and \
-            any(isinstance(v, Mapping) for v in (*base, *new)):
-        out = []
-        for i in range(max(len(base), len(new))):
-            a = base[i] if i < len(base) else None
-            b = new[i] if i < len(new) else None
-            if plain(a) != plain(b):
-                out.append((f"{path}[{i + 1}]", plain(a), plain(b)))
-        return out
-    return [] if plain(base) == plain(new) else [(path, plain(base), plain(new))]
-
-
 def death_curves_table(snapshot) -> pd.DataFrame:
     """The death-probability curves a snapshot stores, as a tidy frame (seconds, negative_hp,
     wounds, probability) that :func:`balance.plots.death_curves` draws."""
@@ -76,11 +54,12 @@ def death_curves_table(snapshot) -> pd.DataFrame:
 
 def change_rows(rules: Rules, base: Rules | None = None) -> pd.DataFrame:
     """What ``rules`` change against ``base`` (default: the bundled rules), one row per value
-    or per table row (``injuries.table[29]``, rows counted from 1): key, old, new (a table row
-    as its mapping; None where the row is new or gone)."""
-    base = default_rules() if base is None else base
-    rows = _row_changes(base.to_dict(), resolve(rules).to_dict())
-    return pd.DataFrame(rows, columns=["key", "old", "new"])
+    keyed as ``--set`` takes it (``injuries.table.29.high``, rows counted from 1): key, old,
+    new (:func:`balance.report.data.rule_changes`; a row only one side has is its mapping
+    against None)."""
+    from .data import rule_changes
+
+    return rule_changes(rules, base).set_axis(["key", "old", "new"], axis=1)
 
 
 def value_shown(value: Any, lang: str = "en") -> str:
@@ -172,17 +151,18 @@ def _descriptions() -> dict:
 def describe(description: str, lang: str = "en", rules: tuple[Rules, ...] = ()) -> str:
     """A regression metric's ``description`` in ``lang`` (``metrics.toml``: a French text per
     kind of metric; sizes, wounds and qualities translated, injury and creature names from the
-    rules data); the English description when no pattern matches."""
+    rules data; counts agreeing with their nouns, :func:`balance.labels.agreed`); the English
+    description when no pattern matches."""
     if lang == "en":
-        return description
+        return agreed(description, lang)
     data = _descriptions()
     for pattern, entry in data["compiled"]:
         match = pattern.match(description)
         if match and lang in entry:
             fields = {k: _word(v, lang, rules, data["words"])
                       for k, v in match.groupdict().items()}
-            return entry[lang].format(**fields)
-    return description
+            return agreed(entry[lang].format(**fields), lang)
+    return agreed(description, lang)
 
 
 def _word(value: str, lang: str, rules: tuple[Rules, ...], words: dict) -> str:

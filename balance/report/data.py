@@ -167,10 +167,10 @@ def opposed_table(skills=range(5, 101, 5), *, rules: Rules | None = None) -> pd.
 
 
 def _changes(base: Any, new: Any, path: str = "") -> list[tuple[str, Any, Any]]:
-    """Every leaf that differs between two rules trees: (dotted path, old, new).
-
-    Rows of a table are compared row by row (``injuries.table[3].high``) when both tables
-    have the same length, else the whole table is one change.
+    """Every value that differs between two rules trees: (key, old, new), the key as
+    ``--set`` takes it (:func:`balance.rules.tables.row_key`: ``injuries.table.3.high``, rows
+    counted from 1). Tables are compared row by row; a row only one side has is one change,
+    the whole row against ``None``.
     """
     if isinstance(base, Mapping) and isinstance(new, Mapping):
         out = []
@@ -179,10 +179,17 @@ def _changes(base: Any, new: Any, path: str = "") -> list[tuple[str, Any, Any]]:
             out += _changes(base.get(key), new.get(key), where)
         return out
     if isinstance(base, (list, tuple)) and isinstance(new, (list, tuple)) \
-            and len(base) == len(new) and any(isinstance(v, Mapping) for v in base):
+            and any(isinstance(v, Mapping) for v in (*base, *new)):
+        from ..rules.tables import row_key
+
         out = []
-        for i, (a, b) in enumerate(zip(base, new)):
-            out += _changes(a, b, f"{path}[{i}]")
+        for i in range(max(len(base), len(new))):
+            a = base[i] if i < len(base) else None
+            b = new[i] if i < len(new) else None
+            if a is None or b is None:
+                out += [] if plain(a) == plain(b) else [(row_key(path, i), plain(a), plain(b))]
+            else:
+                out += _changes(a, b, row_key(path, i))
         return out
     return [] if plain(base) == plain(new) else [(path, plain(base), plain(new))]
 
@@ -196,12 +203,14 @@ def rules_value_text(value: Any) -> str:
 
 def rule_changes(rules: Rules, base: Rules | None = None) -> pd.DataFrame:
     """What ``rules`` change against ``base`` (default: the bundled rules): one row per value,
-    columns key (dotted path, ``table[i].column`` for table rows), bundled, variant."""
+    columns key (as ``--set`` takes it: ``injuries.table.3.modifier``, rows counted from 1;
+    a row only one side has is one change, the whole row against ``None``), bundled,
+    variant."""
     from ..rules import default_rules
 
     base = default_rules() if base is None else base
     rows = _changes(base.to_dict(), resolve(rules).to_dict())
-    return pd.DataFrame(rows, columns=["key", "bundled", "variant"])
+    return pd.DataFrame(rows, columns=["key", "bundled", "variant"], dtype=object)
 
 
 def rest_day(qualities: Sequence[str] | None = None, hours=None, *,

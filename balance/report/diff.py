@@ -58,8 +58,9 @@ def _shown(frame: pd.DataFrame, lang: str = "en") -> pd.DataFrame:
 def diff_sections(frame: pd.DataFrame, base: Snapshot, variant: Snapshot, *,
                   base_rules=None, variant_rules=None) -> list:
     """The diff report's sections, built as the balance report's ``changes`` section is
-    (:mod:`balance.report.compare`): the rules values changed row by row (when both rule sets
-    are given), what changed (significant metrics, Holm), the curves overlaid, every metric."""
+    (:mod:`balance.report.compare`): the rules values changed, keyed as ``--set`` takes them
+    (when both rule sets are given), what changed (significant metrics, Holm), the curves
+    overlaid, every metric."""
     from .compare import change_rows, change_rows_shown, changed
     from .model import Section, Table, figure_from_axes
     a = frame.attrs
@@ -77,7 +78,7 @@ def diff_sections(frame: pd.DataFrame, base: Snapshot, variant: Snapshot, *,
         rows = change_rows(variant_rules, base_rules)
         if len(rows):
             tables.append(Table("rules_table", change_rows_shown(rows, base_name=base.label),
-                                "Rules values changed (old row, new row)"))
+                                "Rules values changed (as --set takes them)"))
     significant = changed(frame)
     if len(significant):
         tables.append(Table("moved_table", _shown(significant),

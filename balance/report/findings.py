@@ -8,11 +8,10 @@ intervals); :func:`findings_section` writes them in the report's language.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..labels import count, decimal, text
+from ..labels import agreed, count, decimal, text
 from .model import Finding, Section
 
 __all__ = ["Fact", "facts", "findings_section", "KEY", "TYPICAL_SECONDS", "TYPICAL_HP",
@@ -183,30 +182,6 @@ def _duels(res: dict, rules) -> list[Fact]:
 
 
 # --- writing -------------------------------------------------------------------------------
-#: a count and a noun whose plural is left open: "1 value(s)", "3 blessure(s)"
-_OPEN_PLURAL = re.compile(r"\b(\d[\d\u202f,]*)(\s+)(\w+)\((s|es|x)\)")
-
-
-def agreed(sentence: str, lang: str) -> str:
-    """``sentence`` with each "N noun(s)" agreeing with its count: singular for 1 (and for 0
-    in French), plural otherwise (``"1 value(s)"`` -> ``"1 value"``, ``"0 wound(s)"`` ->
-    ``"0 wounds"``, French ``"0 blessure(s)"`` -> ``"0 blessure"``).
-
-    Examples
-    --------
-    >>> agreed("with 1 wound(s) and 3 value(s)", "en")
-    'with 1 wound and 3 values'
-    >>> agreed("0 blessure(s), 2 processus", "fr")
-    '0 blessure, 2 processus'
-    """
-    def one(match: re.Match) -> str:
-        number, space, noun, ending = match.groups()
-        n = int(re.sub(r"\D", "", number))
-        singular = n == 1 or (lang == "fr" and n == 0)
-        return f"{number}{space}{noun}{'' if singular else ending}"
-    return _OPEN_PLURAL.sub(one, sentence)
-
-
 def _p(p: float, lang: str, digits: int = 1) -> str:
     return f"{decimal(100 * p, digits, lang)} %"
 

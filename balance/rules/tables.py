@@ -30,7 +30,19 @@ if TYPE_CHECKING:
 #: a :class:`balance.Rules` (not imported: the loader imports this module)
 Rules = Any
 
-__all__ = ["table_keys", "table", "with_table", "read_csv", "to_csv", "variant_text"]
+__all__ = ["table_keys", "row_key", "table", "with_table", "read_csv", "to_csv",
+           "variant_text"]
+
+
+def row_key(table: str, index: int) -> str:
+    """The key of row ``index`` (counted from 0) of the table ``table`` as ``--set`` takes it:
+    rows counted from 1, as the validator's "row 1 (Dazed)" counts them; a column follows
+    after a dot. The form ``balance rules check`` and the report give a changed value.
+
+    >>> row_key("injuries.table", 28) + ".high"
+    'injuries.table.29.high'
+    """
+    return f"{table}.{index + 1}"
 
 def table_keys(rules: Rules) -> list[str]:
     """Dotted keys of every table (list of rows) of ``rules``."""

@@ -1,5 +1,5 @@
 """Section: what the reported rules change against their baseline (the bundled rules, or
-``--baseline`` rules or snapshot): the rules row by row, every metric of the regression
+``--baseline`` rules or snapshot): the rules value by value, every metric of the regression
 catalogue with its test, and the death curves of both overlaid (:mod:`balance.report.compare`,
 the renderer ``balance diff --html`` shares)."""
 from __future__ import annotations
