@@ -202,6 +202,25 @@ def test_rules_show_lines_fit_a_terminal(capsys):
     assert not long, f"{len(long)} lines over {WIDTH}: {long[0]!r}"
 
 
+@pytest.mark.parametrize("action,column", [("assumptions", "note"), ("variants", "description")])
+def test_rules_assumptions_and_variants_fit_a_terminal_and_keep_every_word(capsys, action, column):
+    """Notes and descriptions are wrapped within WIDTH, not cut: each reads whole, in order."""
+    code, out, _ = run(capsys, "rules", action, "--format", "json")
+    assert code == 0
+    rows = json.loads(out)
+    code, out, _ = run(capsys, "rules", action)
+    assert code == 0
+    long = [line for line in out.splitlines() if len(line) > WIDTH]
+    assert not long, f"{len(long)} lines over {WIDTH}: {long[0]!r}"
+    assert out.splitlines()[0].split() == list(rows[0])
+    letters = "".join(out.split())  # a word longer than the column (a path) is broken
+    first = next(iter(rows[0]))  # key, variant: the row's first cell starts its first line
+    starts = [line.split()[0] for line in out.splitlines()[1:] if not line.startswith(" ")]
+    assert starts == [row[first] for row in rows]
+    for row in rows:
+        assert "".join(row[column].split()) in letters, row[first]
+
+
 def test_rules_show_spreads_a_mapping_column_into_columns(capsys):
     """The creatures' stats are columns (stats.STR...), each value as the rules hold it."""
     code, out, _ = run(capsys, "rules", "show", "bestiary")

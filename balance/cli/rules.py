@@ -19,6 +19,9 @@ CELL = 40
 #: widest line of ``rules show`` in table output: a wide table is printed in blocks of
 #: columns, each block repeating the table's first column
 WIDTH = 100
+#: narrowest a wrapped column (a note, a description) is made beside the others; with less
+#: room it starts a block of its own
+WRAP = 30
 
 
 def rules_value_text(value: Any) -> str:
@@ -84,34 +87,45 @@ def _spread(frame):
     return pd.DataFrame(columns)
 
 
-def _cells(frame) -> list[tuple[str, list[str], bool]]:
-    """Each column as (header, its cells as text of at most :data:`CELL` characters,
-    right-aligned: numbers)."""
+def _cells(frame, wrap: tuple[str, ...] = ()) -> list[tuple[str, list[str], bool]]:
+    """Each column as (header, its cells as text of at most :data:`CELL` characters, or
+    whole for a column named in ``wrap``; right-aligned: numbers)."""
     out = []
     for name in frame.columns:
-        cells = ["" if v is None or v != v else _cut(plain_text(rules_value_text(v)))
-                 for v in frame[name]]
+        whole = name in wrap
+        cells = ["" if v is None or v != v else
+                 plain_text(rules_value_text(v)) if whole else
+                 _cut(plain_text(rules_value_text(v))) for v in frame[name]]
         numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool)
                       for v in frame[name] if v is not None)
         out.append((plain_text(str(name)), cells, numeric))
     return out
 
 
-def table_lines(frame, width: int = WIDTH) -> list[str]:
+def table_lines(frame, width: int = WIDTH, wrap: tuple[str, ...] = ()) -> list[str]:
     """A table as aligned text lines of at most ``width`` characters (cells cut at
     :data:`CELL`): as many columns as fit, then the next block of columns, each block starting
-    with the first column again."""
-    columns = _cells(frame)
+    with the first column again. A column named in ``wrap`` (a note, a description) is not
+    cut: it takes the room left on the line (at least :data:`WRAP` characters, else it starts
+    a block) and each of its cells runs over as many lines as it needs."""
+    import textwrap
+
+    columns = _cells(frame, wrap)
     sized = [(h, c, num, max([len(h), *map(len, c)])) for h, c, num in columns]
     if not sized:
         return []
     first, rest = sized[0], sized[1:]
     blocks: list[list] = [] if rest else [[first]]
     for column in rest:
-        if blocks and sum(w + 2 for *_, w in blocks[-1]) + column[3] <= width:
+        used = sum(w + 2 for *_, w in blocks[-1]) if blocks else width
+        if used + column[3] <= width:
             blocks[-1].append(column)
+        elif column[0] in wrap and width - used >= WRAP:
+            blocks[-1].append((*column[:3], width - used))
         else:
-            blocks.append([first, column])
+            room = width - first[3] - 2
+            blocks.append([first, column if column[0] not in wrap or column[3] <= room
+                           else (*column[:3], max(room, WRAP))])
     lines: list[str] = []
     for i, block in enumerate(blocks):
         if i:
@@ -119,9 +133,16 @@ def table_lines(frame, width: int = WIDTH) -> list[str]:
 
         def cell(text: str, numeric: bool, w: int) -> str:
             return text.rjust(w) if numeric else text.ljust(w)
+
+        def parts(text: str, w: int) -> list[str]:
+            return textwrap.wrap(text, w, break_on_hyphens=False) or [""] if len(text) > w \
+                else [text]
         lines.append("  ".join(cell(h, num, w) for h, _, num, w in block).rstrip())
         for r in range(len(first[1])):
-            lines.append("  ".join(cell(c[r], num, w) for _, c, num, w in block).rstrip())
+            row = [parts(c[r], w) for _, c, _, w in block]
+            for k in range(max(map(len, row))):
+                lines.append("  ".join(cell(p[k] if k < len(p) else "", num, w)
+                                       for p, (_, _, num, w) in zip(row, block)).rstrip())
     return lines
 
 
@@ -187,8 +208,9 @@ def _variants(args) -> int:
 
     names = bundled_variants()
     frame = pd.DataFrame({"variant": names, "description": [_description(n) for n in names]})
-    if args.format == "table":
-        frame["description"] = frame["description"].map(lambda v: _cut(v, 2 * CELL))
+    if args.format == "table":  # each description whole, wrapped within WIDTH
+        print("\n".join(table_lines(frame, wrap=("description",))))
+        return 0
     emit(frame, args.format)
     return 0
 
@@ -245,9 +267,10 @@ def _import(args) -> int:
 def _assumptions(args) -> int:
     frame = load(args.rules).assumptions
     frame["value"] = frame["value"].map(rules_value_text)
-    if args.format == "table":  # whole tables (the bestiary...) are shortened on a terminal
-        frame["value"] = frame["value"].map(lambda v: v if len(v) <= 40 else v[:39] + "…")
-        frame["note"] = frame["note"].map(lambda v: v if len(v) <= 90 else v[:89] + "…")
+    if args.format == "table":  # whole tables (the bestiary...) cut; each note whole, wrapped
+        frame["value"] = frame["value"].map(lambda v: _cut(v, CELL // 2))
+        print("\n".join(table_lines(frame, wrap=("note",))))
+        return 0
     emit(frame, args.format)
     return 0
 
