@@ -415,10 +415,10 @@ def _ms(seconds: float | None) -> str:
 
 
 def _draws_text(d: dict) -> str:
-    parts = [f"{n:.1f} d{faces}" for faces, n in d["integers"].items()]
+    parts = [f"{n:.3g} d{faces}" for faces, n in d["integers"].items()]
     if d["uniforms"]:
-        parts.append(f"{d['uniforms']:.1f} uniforms")
-    parts += [f"{n:.1f} {name}" for name, n in d["other"].items()]
+        parts.append(f"{d['uniforms']:.4g} uniforms")
+    parts += [f"{n:.3g} {name}" for name, n in d["other"].items()]
     return ", ".join(parts) or "nothing"
 
 
@@ -445,7 +445,8 @@ def format_table(res: dict) -> str:
     for k in res["kernels"]:
         d = k["draws"]
         line = f"{k['kernel']}: draws per {k['unit']} {_draws_text(d)} " \
-               f"(counted on {d['trials']:,} {k['unit']}s, {d['calls']} draw calls)"
+               f"(counted on {d['trials']:,} {k['unit']}s, " \
+               f"{d['calls']} draw call{'' if d['calls'] == 1 else 's'})"
         target = k.get("target_rate")
         if k.get("unit", "trial") != "trial":
             what = f"{k['unit']}s"
