@@ -48,10 +48,10 @@ class Kernel:
 
     ``sampler()`` builds the ``(n, rng) -> dict`` sampler (its floor: the dice it draws,
     counted by :func:`~balance.bench.counting.count_draws`); ``python(n, rnd)`` runs ``n``
-    trials of the same rule in a plain loop (``rnd`` a :class:`random.Random`). ``unit`` names one trial
-    ("duel", "fight") for the report; ``trials`` / ``python_trials`` are the sizes of a full
-    run (``--quick``: 1/32 and 1/15 of them), smaller for kernels whose trial is a whole
-    simulation; ``target_rate`` is an issue's target in trials per second on one core.
+    trials of the same rule in a plain loop (``rnd`` a :class:`random.Random`). ``unit``
+    names one trial ("duel", "fight") for the report; ``trials`` / ``python_trials`` are the
+    sizes of a full run (``--quick``: 1/32 and 1/15 of them), smaller for kernels whose trial
+    is a whole simulation; ``target_rate`` is an issue's target in trials per second on one core.
     """
 
     name: str

@@ -45,7 +45,8 @@ class CountingGenerator(np.random.Generator):
     >>> _ = gen.integers(1, 21, size=(3, 4)); _ = gen.random(5); _ = gen.integers(6)
     >>> gen.integers_drawn, gen.uniforms, gen.calls
     ({20: 12, 6: 1}, 5, 3)
-    >>> bool((CountingGenerator(1).integers(0, 6, 9) == np.random.default_rng(1).integers(0, 6, 9)).all())
+    >>> same = CountingGenerator(1).integers(0, 6, 9) == np.random.default_rng(1).integers(0, 6, 9)
+    >>> bool(same.all())
     True
     """
 
@@ -121,7 +122,8 @@ def count_draws(sampler: Callable[[int, np.random.Generator], Any], n: int,
     Examples
     --------
     >>> def two_d6_and_a_coin(n, rng):
-    ...     return {"sum": rng.integers(1, 7, size=(2, n)).sum(), "coin": (rng.random(n) < 0.5).sum()}
+    ...     dice, coin = rng.integers(1, 7, size=(2, n)), rng.random(n) < 0.5
+    ...     return {"sum": dice.sum(), "coin": coin.sum()}
     >>> c = count_draws(two_d6_and_a_coin, 1000)
     >>> c["integers"], c["uniforms"], c["dice_per_trial"], c["calls"]
     ({6: 2.0}, 1.0, 3.0, 2)

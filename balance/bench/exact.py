@@ -5,9 +5,10 @@ Each row is a pool of ``count`` dice of ``faces`` faces, summed whole or keeping
 highest (``"h"``) or lowest (``"l"``). Every library computes each expression once, the first
 time in a process (its own caches empty for that expression; ``balance.dice``'s memo is
 cleared before each call): the time a designer waits for an answer (icepool keeps what it
-computed: a second call of the same expression answers 10-50x faster). The full benchmark takes
-the best of 3 fresh processes for each cell, ``--quick`` one call in the benchmark's process. icepool and dyce are
-optional (``pip install 'balance[bench]'``); without them their columns read ``n/a``. The
+computed: a second call of the same expression answers 10-50x faster). The full benchmark
+takes the best of 3 fresh processes for each cell, ``--quick`` one call in the benchmark's
+process. icepool and dyce are optional (``pip install 'balance[bench]'``); without them their
+columns read ``n/a``. The
 plain-Python reference (:func:`python_exact`) is the code a reviewer would write: a dict
 convolution for sums, a dynamic programme over the kept dice for keep-highest/lowest.
 """
@@ -140,9 +141,11 @@ def measure_exact(rows=EXACT_ROWS, processes: int = 0) -> dict[str, Any]:
     """Seconds of the first call of each row for balance, icepool, dyce and plain Python.
 
     ``processes=0``: in this process; ``N``: in each of ``N`` fresh Python processes one after
-    the other, the best of them for each library and row (``processes`` recorded). Returns ``{"versions": {...}, "rows": [{expr, seconds: {library: s or None}, x: {library:
-    their seconds / balance's or None}, agree: {library: bool or None}}]}``; ``agree``: the
-    library's distribution matches plain Python's to 1e-12.
+    the other, the best of them for each library and row (``processes`` recorded).
+
+    Returns ``{"versions": {...}, "processes": N, "rows": [{expr, seconds: {library: s or
+    None}, x: {library: their seconds / balance's or None}, agree: {library: bool or None}}]}``;
+    ``agree``: the library's distribution matches plain Python's to 1e-12.
     """
     if processes:
         script = ("import json; from balance.bench.exact import measure_exact; "
