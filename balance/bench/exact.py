@@ -186,5 +186,6 @@ def measure_exact(rows=EXACT_ROWS, processes: int = 0) -> dict[str, Any]:
              for name, s in seconds.items() if name != "balance"}
         out.append({"expr": expression(count, faces, keep), "seconds": seconds, "x": x,
                     "agree": agree})
-    return {"versions": {name: _version(name) for name in ("icepool", "dyce")}, "rows": out,
-            "processes": 0}
+    usable = {"icepool": _icepool(1, 4, None) is not None, "dyce": _dyce(1, 4, None) is not None}
+    return {"versions": {name: _version(name) if ok else None for name, ok in usable.items()},
+            "rows": out, "processes": 0}
