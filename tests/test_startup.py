@@ -115,3 +115,24 @@ COLUMNS = [
 @pytest.mark.parametrize("columns, kw", COLUMNS)
 def test_columns_print_as_pandas_prints_the_frame(columns, kw, fmt):
     assert _printed(columns, fmt, **kw) == _printed(pd.DataFrame(columns), fmt, **kw)
+
+
+def test_the_bundled_rules_pass_the_checks_a_start_skips():
+    # default_rules() does not validate the bundled data again in every process: this does
+    from balance.rules.loader import check_bundled
+
+    check_bundled()
+
+
+def test_check_bundled_fails_on_bundled_data_out_of_their_limits(monkeypatch):
+    import copy
+
+    from balance.errors import RulesError
+    from balance.rules import loader
+
+    data, limits, assumed, origin = copy.deepcopy(loader._bundled())
+    low, high = limits["injuries.death_threshold"]
+    data["injuries"]["death_threshold"] = high + 1
+    monkeypatch.setattr(loader, "_bundled", lambda: (data, limits, assumed, origin))
+    with pytest.raises(RulesError, match="injuries.death_threshold"):
+        loader.check_bundled()
