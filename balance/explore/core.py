@@ -65,8 +65,10 @@ class InjuryExplorer(Explorer):
         self.wounds = slider("wounds", 1, 0, 6)
         self.death_threshold = slider("death threshold", threshold, 2, 2 * threshold)
         self.automatic_death_seconds = slider("automatic death (s)", auto, 1, 2 * auto)
-        for w in (self.seconds, self.negative_hp, self.wounds):
+        self.seconds.observe(self._seconds_moved, names="value")
+        for w in (self.negative_hp, self.wounds):
             w.observe(self.refresh, names="value")
+        self._drawn: tuple | None = None  # (negative HP, wounds, rules) of the curves drawn
         self.bind(self.death_threshold, "injuries.death_threshold")
         self.bind(self.automatic_death_seconds, "injuries.automatic_death_seconds")
         self.grid, self.cells = self._table_grid()
@@ -119,11 +121,11 @@ class InjuryExplorer(Explorer):
         rules = self.rules
         auto = rules["injuries"]["automatic_death_seconds"]
         if self.seconds.max != auto:  # the state follows the wall (no redraw meanwhile)
-            self.seconds.unobserve(self.refresh, names="value")
+            self.seconds.unobserve(self._seconds_moved, names="value")
             try:
                 self.seconds.max = auto
             finally:
-                self.seconds.observe(self.refresh, names="value")
+                self.seconds.observe(self._seconds_moved, names="value")
         s, hp, n = self.seconds.value, self.negative_hp.value, self.wounds.value
         self.curve_wounds = sorted({0, 1, 2, 3, n})
         surface = data.death_surface(negative_hp=[hp], wounds=self.curve_wounds, rules=rules)
@@ -132,6 +134,27 @@ class InjuryExplorer(Explorer):
         injury_bands(surface, negative_hp=hp, wounds=n, ax=right)
         state_marker(left, s)
         state_marker(right, s, colour="white")
+        # the seconds slider moves only these two lines (and the readout): see _seconds_moved
+        self.moving = [left.get_lines()[-1], right.get_lines()[-1]]
+        self._drawn = (hp, n, rules)
+        self._read_out()
+
+    def _seconds_moved(self, _change=None) -> None:
+        """The seconds slider: the curves and bands stay, the state lines move (blitted)."""
+        if self._drawn != (self.negative_hp.value, self.wounds.value, self.rules) \
+                or self.error is not None:
+            self.refresh()
+            return
+        s = self.seconds.value
+        for line in self.moving:
+            line.set_xdata([s, s])
+        self._read_out()
+        if not self.move():
+            self.refresh()
+
+    def _read_out(self) -> None:
+        rules = self.rules
+        s, hp, n = self.seconds.value, self.negative_hp.value, self.wounds.value
         probs = injury_rules.injury_probabilities(s, hp, n, rules=rules)
         mods = np.array([r["modifier"] for r in rules["injuries"]["table"]])
         bands = ", ".join(f"{m}: {_percent(probs[:-1][mods == m].sum())}"
