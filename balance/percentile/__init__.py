@@ -104,7 +104,15 @@ _WHERE = {
 }
 
 
+#: the submodules, imported on first use too (``percentile.duel_tables.duel``)
+_SUBMODULES = frozenset({"_common", "_duel_kernel", "casting", "characteristics", "combat",
+                         "contests", "duel_tables", "duel_values", "duels", "effects",
+                         "fighters", "locations", "magic", "recovery", "rolls", "stacking"})
+
+
 def __getattr__(name: str):
+    if name in _SUBMODULES:
+        return importlib.import_module(f".{name}", __name__)
     if name in _WHERE:
         value = getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
         globals()[name] = value
