@@ -17,7 +17,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1] / "balance"
 
 #: Layers, lowest first: a module may import its own layer and the layers below it.
 LAYERS = (
-    ("errors", "text", "names", "_atomic", "labels"),   # words and one-line errors
+    ("errors", "text", "names", "_atomic", "labels", "_lazy"),  # words, one-line errors, lazy names
     ("rng", "budgets", "grids"),                         # the rng convention, work budgets, chunked grids
     ("dice",),                                           # dice expressions
     ("rules", ""),                                       # rules data; "" = the package itself

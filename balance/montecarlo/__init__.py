@@ -4,8 +4,9 @@
 """
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from .._lazy import lazy_names
 
 if TYPE_CHECKING:
     from .engine import (BLOCK_SIZE, MCResult, normal_interval, proportion_table, run,
@@ -19,16 +20,5 @@ __all__ = ["BLOCK_SIZE", "MCResult", "run", "shutdown_workers", "wilson", "propo
 #: function's module needs) comes without the engine and pandas (a fast start)
 _NAMES = {"mean_se": "intervals", **{name: "engine" for name in __all__ if name != "mean_se"}}
 
-
-def __getattr__(name: str):
-    if name in ("engine", "blocks", "pool", "intervals", "results"):
-        return importlib.import_module(f".{name}", __name__)
-    if name in _NAMES:
-        value = getattr(importlib.import_module(f".{_NAMES[name]}", __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_names(__name__, _NAMES,
+                                  ("engine", "blocks", "pool", "intervals", "results"))

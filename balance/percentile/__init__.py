@@ -8,8 +8,9 @@
 """
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from .._lazy import lazy_names
 
 # exchange is imported now: the function, not the submodule of the same name, is
 # ``percentile.exchange`` (the submodule is pandas-free, like rolls and contests it imports)
@@ -109,16 +110,4 @@ _SUBMODULES = frozenset({"_common", "_duel_kernel", "casting", "characteristics"
                          "contests", "duel_tables", "duel_values", "duels", "effects",
                          "fighters", "locations", "magic", "recovery", "rolls", "stacking"})
 
-
-def __getattr__(name: str):
-    if name in _SUBMODULES:
-        return importlib.import_module(f".{name}", __name__)
-    if name in _WHERE:
-        value = getattr(importlib.import_module(f".{_WHERE[name]}", __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_names(__name__, _WHERE, _SUBMODULES)
