@@ -31,6 +31,7 @@ def test_plain_python_d20_test_is_the_rule():
 # --- the counted floor, --json, the in-process fallback (issue 16) --------------------------
 import itertools
 import json
+from functools import partial
 
 import pytest
 
@@ -115,10 +116,9 @@ def test_a_run_too_short_for_the_pool_runs_in_process_with_the_same_results():
         pytest.skip("needs 2 cores for workers=2")
     sampler = bench.load_kernels()["d20-test"].sampler()
     trials = 3 * bl.montecarlo.BLOCK_SIZE + 5
-    short, pooled_short = bench.run_parallel(sampler, trials, workers=2, seconds_per_trial=1e-9,
-                                             startup_seconds=1.0)
-    long, pooled_long = bench.run_parallel(sampler, trials, workers=2, seconds_per_trial=1e-9,
-                                           startup_seconds=0.0)
+    run = partial(bench.run_parallel, sampler, trials, workers=2, seed=3, seconds_per_trial=1e-9)
+    short, pooled_short = run(startup_seconds=1.0)
+    long, pooled_long = run(startup_seconds=0.0)
     assert (pooled_short, pooled_long) == (False, True)
     assert bench.pays_for_pool(trials, 1e-9, 1e-4) and not bench.pays_for_pool(trials, 1e-9, 1e-2)
     assert short.totals.keys() == long.totals.keys()

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from .. import montecarlo
+from ..rng import RNGLike
 from .counting import CountingGenerator, count_draws
 from .exact import measure_exact
 
@@ -282,7 +283,7 @@ def pays_for_pool(trials: int, seconds_per_trial: float, startup_seconds: float)
     return trials * seconds_per_trial > startup_seconds
 
 
-def run_parallel(sampler: Callable, trials: int, *, workers: int, seed: Any = 1,
+def run_parallel(sampler: Callable, trials: int, *, workers: int, seed: RNGLike = None,
                  seconds_per_trial: float, startup_seconds: float) -> tuple[Any, bool]:
     """``montecarlo.run`` on ``workers`` processes when :func:`pays_for_pool`, else in this
     process; returns ``(result, pooled)``. The totals are the same either way (the engine's
@@ -309,8 +310,8 @@ def measure_workers(trials: int, kernel: str = "critical-injury", workers: int =
     one = _best(partial(run, workers=1), repeat)
     startup = measure_pool_startup(workers) if startup_seconds is None else startup_seconds
     per_trial = one / trials
-    par = partial(run_parallel, sampler, trials, workers=workers, seconds_per_trial=per_trial,
-                  startup_seconds=startup)
+    par = partial(run_parallel, sampler, trials, workers=workers, seed=1,
+                  seconds_per_trial=per_trial, startup_seconds=startup)
     montecarlo.shutdown_workers()  # a cold pool for this kernel's first run
     cold = _best(par, 1)
     many = _best(par, repeat)

@@ -101,7 +101,7 @@ for _name in OTHER_METHODS:
 
 
 def count_draws(sampler: Callable[[int, np.random.Generator], Any], n: int,
-                seed: RNGLike = 0) -> dict[str, Any]:
+                seed: RNGLike = None) -> dict[str, Any]:
     """What ``sampler(n, rng)`` draws, per trial.
 
     Parameters
