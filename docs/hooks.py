@@ -157,7 +157,7 @@ def _cli_markdown(parser: argparse.ArgumentParser) -> str:
 
                 lines.extend([bench.__doc__.strip().splitlines()[0] if bench.__doc__ else "",
                               "", "```text", "usage: balance bench [--quick] [--only NAME] "
-                              "[--format {table,json}]", "```",
+                              "[--format {table,json}]", "                     [--json FILE] [--force]", "```",
                               "", "Run `balance bench --help` for the kernels' names.", ""])
                 continue
             lines.extend(["```text", sub.format_help().rstrip(), "```", ""])
