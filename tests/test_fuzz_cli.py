@@ -28,6 +28,7 @@ from pathlib import Path
 import pytest
 
 from balance.cli import main
+from cli_run import reused_parser
 from cli_table import BASE, BENCH_OPTIONS, ONE_METRIC, commands
 
 HUGE = "1000000000000000000"
@@ -247,7 +248,7 @@ def run_inprocess(argv: list[str], seconds: float = 30) -> tuple[int, str, str]:
     old = signal.signal(signal.SIGALRM, _alarm)
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        with reused_parser(), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             try:
                 code = main(argv)
             except SystemExit as exc:
