@@ -89,6 +89,68 @@ def reference() -> montecarlo.MCResult:
     return run(mixed, TRIALS, seed=2024)
 
 
+@pytest.fixture(autouse=True)
+def tiny_pool_startup(monkeypatch):
+    """The pool's start-up cost made tiny: these short runs pay for it and really use the
+    helpers (the tests of the in-process decision set their own cost)."""
+    monkeypatch.setattr(_mcpool, "STARTUP_SECONDS", 1e-9)
+    monkeypatch.setattr(_mcpool, "RESTART_SECONDS", 1e-9)
+
+
+def _counting_pool(monkeypatch) -> list:
+    calls = []
+    real = _mcpool.iterate_processes
+
+    def counting(sampler, plan, chunks, workers):
+        calls.append((list(chunks), workers))
+        return real(sampler, plan, chunks, workers)
+
+    monkeypatch.setattr(_mcpool, "iterate_processes", counting)
+    return calls
+
+
+@pytest.mark.parametrize("chunk_size", [1, None])
+def test_a_run_too_short_for_the_pool_finishes_in_process_and_says_so(reference, monkeypatch,
+                                                                       chunk_size):
+    montecarlo.shutdown_workers()  # cold: no pool to reuse
+    monkeypatch.setattr(_mcpool, "STARTUP_SECONDS", 1e6)
+    monkeypatch.setattr(_mcpool, "RESTART_SECONDS", 1e6)
+    calls = _counting_pool(monkeypatch)
+    res = run(mixed, TRIALS, seed=2024, workers=2, chunk_size=chunk_size)
+    assert same(res, reference)
+    assert calls == [] and _mcpool._state["pool"] is None
+    assert res.workers_used == 1
+    assert res.note.startswith("ran in-process: too short to pay for the pool (est. ")
+    assert res.note.endswith(" s of work, start-up ~1e+06 s)")
+
+
+def test_a_run_long_enough_starts_the_pool_after_its_first_block(reference, monkeypatch):
+    montecarlo.shutdown_workers()
+    calls = _counting_pool(monkeypatch)  # start-up 1e-9 s (tiny_pool_startup): pays at once
+    res = run(mixed, TRIALS, seed=2024, workers=2, chunk_size=1)
+    assert same(res, reference)
+    assert calls == [([(1, 2), (2, 3), (3, 4)], 2)]  # block 0 ran here, timed
+    assert res.workers_used == 2 and res.note.startswith("ran on 2 processes (pool started: ")
+    _mcpool._state["starter"].join(timeout=60)
+    again = run(mixed, TRIALS, seed=2024, workers=2, chunk_size=1)  # warm: no probe
+    assert same(again, reference) and calls[1] == ([(0, 1), (1, 2), (2, 3), (3, 4)], 2)
+    assert again.note == "ran on 2 processes (warm pool)"
+    assert (reference.workers_used, reference.note) == (1, "")
+
+
+def test_startup_cost_is_zero_only_for_a_warm_pool_of_that_size(monkeypatch):
+    montecarlo.shutdown_workers()
+    _mcpool._state["started"] = False  # as in a fresh process (set again by the next start)
+    monkeypatch.setattr(_mcpool, "STARTUP_SECONDS", 7.0)
+    monkeypatch.setattr(_mcpool, "RESTART_SECONDS", 3.0)
+    assert _mcpool.startup_cost(1) == 7.0
+    monkeypatch.setattr(_mcpool, "STARTUP_SECONDS", 1e-9)
+    _warm_helper()  # a short run that pays for the pool at this tiny cost
+    assert _mcpool._state["started"] and _mcpool.startup_cost(1) == 0.0
+    forkserver = "forkserver" in multiprocessing.get_all_start_methods()
+    assert _mcpool.startup_cost(2) == (3.0 if forkserver else 7.0)
+
+
 # --- reproducibility ------------------------------------------------------------------------
 @pytest.mark.parametrize("chunk_size", [1, None, 10**12])
 @pytest.mark.parametrize("workers", [1, 2])
@@ -386,6 +448,7 @@ def slow(n, rng):
     return floor_sampler(n, rng, faces=6)
 
 if __name__ == "__main__":
+    _mcpool.STARTUP_SECONDS = _mcpool.RESTART_SECONDS = 1e-9  # so the short run starts the pool
     montecarlo.run(slow, 4000, seed=1, workers=2, block_size=1000, chunk_size=1)
     _mcpool._state["starter"].join(timeout=60)
     pids = [p.pid for p in _mcpool._state["pool"]._processes.values()]

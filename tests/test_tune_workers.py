@@ -35,7 +35,10 @@ def exact(threshold: int) -> float:
 
 @pytest.fixture
 def process_runs(monkeypatch):
-    """Counts the engine runs that went through the worker processes."""
+    """Counts the engine runs that went through the worker processes (the pool's start-up
+    made tiny, so that these short runs pay for it and really use the helpers)."""
+    monkeypatch.setattr(pool, "STARTUP_SECONDS", 1e-9)
+    monkeypatch.setattr(pool, "RESTART_SECONDS", 1e-9)
     calls = []
     real = pool.iterate_processes
 

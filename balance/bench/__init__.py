@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from .. import montecarlo
+from ..montecarlo.pool import pays_for_pool
 from ..rng import RNGLike
 from .counting import CountingGenerator, count_draws
 from .exact import measure_exact
@@ -265,22 +266,6 @@ def measure_pool_startup(workers: int = 2) -> float:
         return time.perf_counter() - start
     finally:
         ex.shutdown(wait=True)
-
-
-def pays_for_pool(trials: int, seconds_per_trial: float, startup_seconds: float) -> bool:
-    """Whether ``trials`` trials are long enough to pay for starting a pool of helpers.
-
-    The threshold is measured, not set: with the pool, this process works alone while the
-    helpers start (``startup_seconds``, :func:`measure_pool_startup`), then ``w`` processes
-    share the rest, so ``T_w ~ S + (T_1 - S) / w``; starting it gains only when the run would
-    take longer than ``S`` in one process, ``T_1 = trials x seconds_per_trial > S`` (while
-    the helpers start they also take CPU from this process on a busy machine: below ``S`` the
-    pool only costs).
-
-    >>> pays_for_pool(10**6, 2.5e-9, 0.3), pays_for_pool(10**9, 2.5e-9, 0.3)
-    (False, True)
-    """
-    return trials * seconds_per_trial > startup_seconds
 
 
 def run_parallel(sampler: Callable, trials: int, *, workers: int, seed: RNGLike = None,

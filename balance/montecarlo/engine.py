@@ -79,6 +79,13 @@ class MCResult:
     label : str
     elapsed : float
         Wall-clock seconds (not part of the result's identity).
+    workers_used : int or str
+        Processes that ran blocks (1: in this process only; ``"dask"`` on Dask); not part of
+        the result's identity.
+    note : str
+        How the run was executed when ``workers`` asked for more than one process, e.g.
+        ``"ran in-process: too short to pay for the pool (est. 0.05 s of work, start-up
+        ~1.4 s)"``; empty otherwise.
     """
 
     totals: Mapping[str, np.ndarray]
@@ -89,6 +96,8 @@ class MCResult:
     fingerprint: str | None = None
     label: str = ""
     elapsed: float = field(default=float("nan"), compare=False)
+    workers_used: int | str = field(default=1, compare=False)
+    note: str = field(default="", compare=False)
 
     @property
     def blocks(self) -> int:
@@ -292,7 +301,10 @@ def run(sampler: Callable[[int, np.random.Generator], dict], trials: int, *,
         cores): N processes, this one and N - 1 helpers (kept
         :data:`balance.pool.IDLE_TIMEOUT` s for the next run; :func:`shutdown_workers`);
         ``"dask"``: a LocalCluster created and closed for this run; a Client: its cluster.
-        Results are identical in all cases.
+        Results are identical in all cases. Without a warm pool, the first block runs here,
+        timed, and a run whose remaining blocks would take less than the pool's start-up
+        (:func:`balance.montecarlo.pool.startup_cost`) finishes in this process; the result's
+        ``workers_used`` and ``note`` say what happened.
     progress : bool or None
         ``None``: a tqdm bar in a terminal or notebook for runs lasting over
         :data:`PROGRESS_DELAY` seconds; ``True``: always; ``False``: never.
@@ -325,17 +337,22 @@ def run(sampler: Callable[[int, np.random.Generator], dict], trials: int, *,
     root = as_seed_sequence(seed)
     plan = blocks.Plan(trials, block_size, root.entropy, tuple(root.spawn_key), root.pool_size)
     chunks = plan.chunks(_blocks_per_chunk(plan, chunk_size, workers))
+    start = time.perf_counter()
     parts: Generator[blocks.Result, None, None]
+    used: int | str = 1
+    note = ""
     if not isinstance(workers, int):  # "dask" or a dask.distributed.Client
         if workers == "dask":
             blocks._dask()  # clear error before any work when dask is missing
         parts = blocks.iterate_dask(sampler, plan, chunks, None if workers == "dask" else workers)
+        used = "dask"
     elif workers > 1 and len(chunks) > 1:
-        parts = pool.iterate_processes(sampler, plan, chunks, min(workers, len(chunks)))
+        parts, used, note = _processes(sampler, plan, chunks, workers)
     else:
         parts = blocks.iterate_serial(sampler, plan, chunks)
+        if workers > 1:
+            note = "ran in-process: a single chunk, nothing to share with other processes"
 
-    start = time.perf_counter()
     bar = _bar(progress, trials, len(chunks), label)
     totals: dict[str, np.ndarray] | None = None
     try:
@@ -357,4 +374,42 @@ def run(sampler: Callable[[int, np.random.Generator], dict], trials: int, *,
         arr.flags.writeable = False
     return MCResult(totals=totals, trials=trials, seed=_seed_label(seed, root),
                     seed_sequence=root, block_size=block_size, fingerprint=fingerprint,
-                    label=label, elapsed=time.perf_counter() - start)
+                    label=label, elapsed=time.perf_counter() - start, workers_used=used,
+                    note=note)
+
+
+def _after(head: blocks.Result,
+           rest: Generator[blocks.Result, None, None]) -> Generator[blocks.Result, None, None]:
+    yield head
+    yield from rest
+
+
+def _processes(sampler: Callable, plan: blocks.Plan, chunks: list[blocks.Chunk],
+               workers: int) -> tuple[Generator[blocks.Result, None, None], int, str]:
+    """``(parts, workers_used, note)`` of a run asked for ``workers > 1`` processes.
+
+    A warm pool is used at once. Otherwise block 0 runs here first, timed; the pool starts
+    only if the trials left, at that block's pace, take longer than the pool's start-up
+    (:func:`~balance.montecarlo.pool.pays_for_pool`, :func:`~balance.montecarlo.pool.startup_cost`),
+    else the run finishes in-process. Blocks keep their seeds and their order, so the totals
+    are the same either way.
+    """
+    lanes = min(workers, len(chunks))
+    startup = pool.startup_cost(lanes - 1)
+    if startup == 0.0:
+        return (pool.iterate_processes(sampler, plan, chunks, lanes), lanes,
+                f"ran on {lanes} processes (warm pool)")
+    tic = time.perf_counter()
+    head = blocks.run_chunk(sampler, plan, 0, 1)
+    per_trial = (time.perf_counter() - tic) / plan.block_trials(0)
+    left = plan.trials - plan.block_trials(0)
+    rest = [(max(a, 1), b) for a, b in chunks if b > 1]
+    work = left * per_trial
+    if pool.pays_for_pool(left, per_trial, startup):  # block 0 was this process's share
+        lanes = min(workers, len(rest) + 1)
+        return (_after(((0, 1), head), pool.iterate_processes(sampler, plan, rest, lanes)),
+                lanes, f"ran on {lanes} processes (pool started: est. {work:.3g} s of work, "
+                f"start-up ~{startup:.3g} s)")
+    return (_after(((0, 1), head), blocks.iterate_serial(sampler, plan, rest)), 1,
+            f"ran in-process: too short to pay for the pool (est. {work:.3g} s of work, "
+            f"start-up ~{startup:.3g} s)")

@@ -18,13 +18,23 @@ from collections.abc import Callable, Generator
 
 from .blocks import Chunk, Plan, Result, Totals, _ordered, run_chunk
 
-__all__ = ["iterate_processes", "shutdown_workers", "portable", "IDLE_TIMEOUT"]
+__all__ = ["iterate_processes", "shutdown_workers", "portable", "IDLE_TIMEOUT", "pays_for_pool",
+           "startup_cost", "STARTUP_SECONDS", "RESTART_SECONDS"]
 
 #: Seconds an idle set of helper processes is kept for the next run.
 IDLE_TIMEOUT = 300.0
+#: Seconds a cold start of the helpers costs in a process that has started none yet (the
+#: forkserver starts and preloads numpy and the engine): measured with
+#: ``balance.bench.measure_pool_startup`` on the 2-core development machine at load 11-13,
+#: 1.47-1.63 s in three fresh processes; the lower figure, rounded down.
+STARTUP_SECONDS = 1.4
+#: Seconds a new set of helpers costs once the forkserver runs (a pool of another size, or one
+#: expired after :data:`IDLE_TIMEOUT`): 0.012-0.048 s measured the same way; the higher figure.
+RESTART_SECONDS = 0.05
 
 _lock = threading.Lock()
-_state: dict = {"pool": None, "helpers": 0, "starter": None, "timer": None, "busy": False}
+_state: dict = {"pool": None, "helpers": 0, "starter": None, "timer": None, "busy": False,
+                "started": False}
 _SAMPLER: dict[str, Callable] = {}  # in a helper: the sampler of the current run, by token
 _STARTERS: list[threading.Thread] = []  # threads still starting helpers (joined at exit)
 
@@ -51,6 +61,37 @@ def portable(sampler: Callable) -> bytes:
         return cloudpickle.dumps(sampler)
     except Exception as exc:
         raise ValueError(f"sampler must be picklable for workers > 1: {exc}") from None
+
+
+def pays_for_pool(trials: int, seconds_per_trial: float, startup_seconds: float) -> bool:
+    """Whether ``trials`` trials are long enough to pay for starting a pool of helpers.
+
+    The threshold is measured, not set: with the pool, this process works alone while the
+    helpers start (``startup_seconds``, :func:`startup_cost`), then ``w`` processes share the
+    rest, so ``T_w ~ S + (T_1 - S) / w``; starting it gains only when the run would take
+    longer than ``S`` in one process, ``T_1 = trials x seconds_per_trial > S`` (while the
+    helpers start they also take CPU from this process on a busy machine: below ``S`` the
+    pool only costs). :func:`balance.montecarlo.run` asks it about the trials left after
+    its first block, timed in-process.
+
+    >>> pays_for_pool(10**6, 2.5e-9, 0.3), pays_for_pool(10**9, 2.5e-9, 0.3)
+    (False, True)
+    """
+    return trials * seconds_per_trial > startup_seconds
+
+
+def startup_cost(helpers: int) -> float:
+    """Seconds before ``helpers`` helper processes can work: 0 when the cached pool of that
+    size is up and idle (warm), :data:`RESTART_SECONDS` when this process already started
+    helpers from its forkserver, else :data:`STARTUP_SECONDS` (a cold start)."""
+    with _lock:
+        pool, starter = _state["pool"], _state["starter"]
+        if (pool is not None and not _state["busy"] and _state["helpers"] == helpers
+                and not getattr(pool, "_broken", False)
+                and (starter is None or not starter.is_alive())):
+            return 0.0
+        forkserver = "forkserver" in multiprocessing.get_all_start_methods()
+        return RESTART_SECONDS if _state["started"] and forkserver else STARTUP_SECONDS
 
 
 def _init() -> None:  # helpers leave Ctrl-C to the driver, which terminates them
@@ -105,6 +146,7 @@ def _new_pool(helpers: int):
         # registered after concurrent.futures' own exit hook, so it runs before it
         getattr(threading, "_register_atexit", __import__("atexit").register)(_wait_for_starters)
         _state["exit_hook"] = True
+    _state["started"] = True
     pool = ProcessPoolExecutor(max_workers=helpers, mp_context=_context(), initializer=_init)
     starter = threading.Thread(target=_start, args=(pool, helpers), daemon=True)
     _STARTERS.append(starter)
