@@ -123,3 +123,35 @@ def test_a_run_too_short_for_the_pool_runs_in_process_with_the_same_results():
     assert bench.pays_for_pool(trials, 1e-9, 1e-4) and not bench.pays_for_pool(trials, 1e-9, 1e-2)
     assert short.totals.keys() == long.totals.keys()
     assert all((short.totals[k] == long.totals[k]).all() for k in short.totals)
+
+
+
+# --- the fight kernel's fair plain-Python reference (issue 16) -----------------------------
+from balance.bench.fights import fair_python_fights
+from balance.montecarlo.intervals import mean_se
+
+
+def test_fair_plain_python_fights_agree_with_the_numpy_kernel():
+    # The bench encounter, and Ogres attacking 2 PCs each (the second target the next weakest):
+    # party win rate and mean rounds within 5 standard errors of the kernel (fixed seeds).
+    n_py, n_np = 1500, 25_000
+    for encounter, targets, seed in [(["Wolf"] * 4, [1] * 4, 6), (["Ogre", "Ogre"], [2, 2], 7)]:
+        spec = bl.fights.fight_spec(encounter)
+        assert list(spec.targets[spec.pcs:]) == targets
+        py = fair_python_fights(n_py, random.Random(seed), spec)
+        assert py["party_wins"] + py["creature_wins"] + py["draws"] == n_py
+        vec = bl.guide.fights.fight_sampler(n_np, np.random.default_rng(seed), spec)
+        k = int(vec["party_wins"])
+        p_np, se_np = mean_se(k, k, n_np)
+        p_py, se_py = mean_se(py["party_wins"], py["party_wins"], n_py)
+        assert abs(p_py - p_np) <= 5 * np.hypot(se_np, se_py), (encounter, p_py, p_np)
+        r = np.arange(vec["rounds"].size)
+        r_np, se_r = mean_se(vec["rounds"].dot(r), vec["rounds"].dot(r * r), n_np)
+        sd = se_r * np.sqrt(n_np)  # the kernel's spread of rounds, for the loop's mean too
+        assert abs(py["rounds_sum"] / n_py - r_np) <= 5 * sd * np.sqrt(1 / n_py + 1 / n_np)
+    # the bench times this loop as the kernel's plain Python; random targeting is refused
+    wolves = bl.fights.fight_spec(["Wolf"] * 4)
+    assert bench.load_kernels()["gm-fight-4v4"].python(10, random.Random(1)) == \
+        fair_python_fights(10, random.Random(1), wolves)
+    with pytest.raises(ValueError, match="weakest targeting"):
+        fair_python_fights(1, random.Random(1), bl.fights.fight_spec(["Wolf"], targeting="random"))
