@@ -101,7 +101,7 @@ def fair_python_fights(n: int, rnd: random.Random, spec: FightSpec) -> dict[str,
     plan = []  # per attacker: itself, foes, targets, outcome per target and face - 1, damage
     for a in range(c):
         hit = [[2 if f == cs else 0 if f == cf else int(f >= need[a, t]) for f in range(1, die + 1)]
-               if side[t] != side[a] else None for t in range(c)]
+               if side[t] != side[a] else [] for t in range(c)]  # [] for an ally: never read
         base = [int(f) for f in spec.faces[a] if f > 0]
         tables: list = [None]
         for dice in (base, base * int(spec.crit_dice)):
