@@ -228,6 +228,7 @@ def load(entries: Sequence[str]):
     """The rules of ``--rules`` files and ``--set`` values, in the order given (bundled
     defaults when none)."""
     from ..rules import load_rules
+    from ..rules.loader import merged
 
     rules = load_rules()
     run: list[Setting] = []
@@ -236,23 +237,14 @@ def load(entries: Sequence[str]):
             run.append(entry)
             continue
         if run:  # consecutive --set values: one overlay, validated once (a row boundary moves)
-            data, merged = rules.to_dict(), dict[str, Any]()
+            data, overlay = rules.to_dict(), dict[str, Any]()
             for setting in run:
-                _merge(merged, _overlay(data, setting))
-            rules = rules.updated(merged, source=" ".join(f"--set {s}" for s in run))
+                overlay = merged(overlay, _overlay(data, setting))
+            rules = rules.updated(overlay, source=" ".join(f"--set {s}" for s in run))
             run = []
         if entry is not None:
             rules = load_rules(entry, base=rules)
     return rules
-
-
-def _merge(into: dict, more: dict) -> None:
-    """Nested ``more`` into ``into`` (a table, a list, replaces what was there)."""
-    for key, value in more.items():
-        if isinstance(value, dict) and isinstance(into.get(key), dict):
-            _merge(into[key], value)
-        else:
-            into[key] = value
 
 
 def add_mc(p: argparse.ArgumentParser, trials: int | None, *, workers: bool = True) -> None:

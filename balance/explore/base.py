@@ -8,7 +8,6 @@ rule builds the variant with ``rules.updated({...})``; a refused variant shows t
 """
 from __future__ import annotations
 
-import copy
 import html
 import io
 import os
@@ -25,20 +24,10 @@ from matplotlib.figure import Figure
 from ..errors import RulesError
 from ..plots._style import printable
 from ..rules import Rules, resolve
+from ..rules.loader import merged as merge
 from ..text import plain_text
 
 __all__ = ["Explorer", "merge", "one_line"]
-
-
-def merge(base: Mapping, overlay: Mapping) -> dict:
-    """``base`` with ``overlay`` merged in, recursively (tables and values replaced whole)."""
-    out = copy.deepcopy(dict(base))
-    for key, value in overlay.items():
-        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
-            out[key] = merge(out[key], value)
-        else:
-            out[key] = copy.deepcopy(value)
-    return out
 
 
 def _texts(tree: Any) -> Iterator[str]:

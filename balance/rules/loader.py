@@ -58,6 +58,26 @@ def _read_text(path, source: str) -> str:
                          f"{exc.start}); save it as UTF-8") from None
 
 
+def merged(base: Mapping, overlay: Mapping) -> dict:
+    """``base`` with ``overlay`` merged in, recursively: a nested table is merged key by key,
+    anything else (a value, a list, a table of rows) replaced whole; neither input is changed.
+
+    The one merge of rules overlays (``--set`` values, a fit's knobs, an explorer's edits).
+
+    Examples
+    --------
+    >>> merged({"injuries": {"die": 100, "death_threshold": 176}}, {"injuries": {"die": 90}})
+    {'injuries': {'die': 90, 'death_threshold': 176}}
+    """
+    out = copy.deepcopy(dict(base))
+    for key, value in overlay.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = merged(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
 def _merge(base: dict, overlay: dict, origin: dict, source: str, path: str = "") -> None:
     for key, value in overlay.items():
         where = f"{path}.{key}" if path else key

@@ -28,6 +28,7 @@ import pandas as pd
 
 from ..errors import check_number
 from ..rules import Rules, resolve
+from ..rules.loader import merged
 from .objective import objective, one_cluster
 from .space import Knob, knob
 
@@ -54,15 +55,6 @@ class Fitted:
         return self.rules.save(path, overwrite=overwrite)
 
 
-def _merge(a: dict, b: Mapping) -> dict:
-    for k, v in b.items():
-        if isinstance(v, Mapping) and isinstance(a.get(k), dict):
-            _merge(a[k], v)
-        else:
-            a[k] = v
-    return a
-
-
 def apply_values(knobs: Sequence[Knob], values: Sequence[float], rules: Rules) -> Rules | None:
     """The rules with every knob at its value, or None when they break a rule."""
     from ..errors import RulesError
@@ -71,7 +63,7 @@ def apply_values(knobs: Sequence[Knob], values: Sequence[float], rules: Rules) -
         return knobs[0].apply(values[0])
     overrides: dict = {}
     for k, v in zip(knobs, values):
-        _merge(overrides, k.overrides(v))
+        overrides = merged(overrides, k.overrides(v))
     try:
         return rules.updated(overrides, source="<fit>")
     except RulesError:
