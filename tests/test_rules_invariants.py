@@ -69,9 +69,9 @@ def load(overlay: dict):
 # (invariant, variant that breaks it, fragments the one-line message must hold: both ends)
 REFUSED = [
     ("numbers.finite", value("percentile.combat.sizes.parry_block", [1.0, math.nan]),
-     ["parry_block[2]", "finite number", "nan"]),
+     ["parry_block.2", "finite number", "nan"]),
     ("numbers.finite", value("percentile.magic.location_fractions", [0.25, 0.5, 0.75, math.inf]),
-     ["location_fractions[4]", "finite number", "inf"]),
+     ["location_fractions.4", "finite number", "inf"]),
     ("names.unique", rows("creatures.sizes", 1, en="Tiny"),
      ["creatures.sizes", "rows 1 ('tiny') and 2 ('Tiny')", "share the name 'Tiny'"]),
     ("names.unique", rows("injuries.table", 1, fr="Étourdi"),

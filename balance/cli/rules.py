@@ -31,6 +31,20 @@ def rules_value_text(value: Any) -> str:
     return text(value)
 
 
+#: what ``rules check`` shows on the side that has no such row (a row added or removed)
+NO_ROW = "(no row)"
+
+
+def _change_text(value: Any) -> str:
+    """One side of a change as ``rules check`` prints it: a whole row (one only one side has)
+    as the TOML a variant file writes, ``(no row)`` on the side without it."""
+    from ..rules.variant_file import _value
+
+    if value is None:
+        return NO_ROW
+    return _value(plain(value)) if isinstance(value, Mapping) else rules_value_text(value)
+
+
 def _check(args) -> int:
     from ..rules import default_rules
 
@@ -39,8 +53,8 @@ def _check(args) -> int:
     rules = load(args.files)
     base = default_rules()
     frame = rule_changes(rules, base)  # keys as --set takes them: injuries.table.1.high
-    frame["bundled"] = frame["bundled"].map(rules_value_text)
-    frame["variant"] = frame["variant"].map(rules_value_text)
+    frame["bundled"] = frame["bundled"].map(_change_text)
+    frame["variant"] = frame["variant"].map(_change_text)
     title = (f"ok: {' + '.join(args.files)}\nfingerprint {rules.fingerprint} "
              f"(bundled {base.fingerprint}); {len(frame)} "
              f"{'value' if len(frame) == 1 else 'values'} changed")

@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping
 from ..budgets import MAX_GRID_CELLS, check_grid, check_rows, check_support
 from ..dice import _shown, parse
 from ..errors import RulesError
+from .tables import row_key
 
 __all__ = ["check_rules", "check_rules_grids"]
 
@@ -40,7 +41,7 @@ def _leaves(data: Mapping):
                         f" ({name})" if isinstance(name, str) else "")
                     stack.extend((where, f"{label}: {k}", v) for k, v in item.items())
                 else:
-                    stack.append((where, f"{where}[{i + 1}]", item))
+                    stack.append((where, row_key(where, i), item))
         elif isinstance(node, str):
             yield table or where, where, node
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from .budget_checks import check_rules, check_rules_grids
 from ..errors import RulesError, did_you_mean
+from .tables import row_key
 
 __all__ = ["RESERVED", "check_overlay", "check_effective", "normalise_integers",
            "check_list_items"]
@@ -104,7 +105,7 @@ def _check_finite(overlay: dict, source: str) -> None:
         if isinstance(node, dict):
             stack.extend((f"{where}.{k}" if where else str(k), v) for k, v in node.items())
         elif isinstance(node, list):
-            stack.extend((f"{where}[{i + 1}]", v) for i, v in enumerate(node))
+            stack.extend((row_key(where, i), v) for i, v in enumerate(node))
         elif isinstance(node, float) and not math.isfinite(node):
             raise RulesError(f"{source}: {where} must be a finite number, got {node}")
 

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...names import normalise
+from ..tables import row_key
 from .registry import invariant
 from ._tools import Source, fail, row_name
 
@@ -16,13 +17,9 @@ def _walk(node: Any, path: str = ""):
             yield from _walk(value, f"{path}.{key}" if path else str(key))
     elif isinstance(node, list):
         for i, value in enumerate(node):
-            yield from _walk(value, f"{path}[{i + 1}]")
+            yield from _walk(value, row_key(path, i))
     else:
         yield path, node
-
-
-def _table_path(path: str) -> str:
-    return path.split("[")[0]
 
 
 @invariant("numbers.finite", "every number")
@@ -35,7 +32,7 @@ def finite_numbers(data: dict, source_of: Source) -> None:
     """
     for path, value in _walk(data):
         if isinstance(value, float) and not math.isfinite(value):
-            raise fail(source_of, [_table_path(path)],
+            raise fail(source_of, [path],
                        f"{path} = {value} is not a finite number; write a finite number")
 
 

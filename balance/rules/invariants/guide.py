@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from ...labels import agreed
 from .registry import invariant
 from ._tools import Source, dice_range, fail, known_word, named, parsed_dice, row_name, top, words
 
@@ -410,8 +411,8 @@ def _ratio_problem(row: dict, size: str, kind: dict, data: dict) -> str | None:
         return f"its base ratio {base['ratio']!r} or a rung of encounters.ladder is not a ratio"
     extra = (value - rungs[-1]) / enc["ladder_step_beyond"]
     if steps and value not in rungs and (extra <= 0 or extra.denominator != 1):
-        return (f"its stat sum {total} moves its base ratio {base['ratio']} {steps:+d} step(s), "
-                "but that ratio is not on encounters.ladder")
+        return agreed(f"its stat sum {total} moves its base ratio {base['ratio']} {steps:+d} "
+                      "step(s), but that ratio is not on encounters.ladder", "en")
     return None
 
 

@@ -1,0 +1,87 @@
+"""Issue 14 driven as a designer would in a terminal: every message a user reads names a
+table row the way ``--set`` and ``balance rules show`` do (``injuries.table.4.low``), no
+JSON ``null`` where a designer reads, and the command-line bounds come from one place."""
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+import balance as bl
+from balance.rules.budget_checks import check_rules
+from balance.rules.invariants.common import finite_numbers
+from balance.rules.tables import variant_text
+from cli_run import in_process
+
+
+def one_error(*argv) -> str:
+    """The one ``balance: error:`` line of a refused command (exit code 2)."""
+    code, out, err = in_process(*argv)
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and lines[0].startswith("balance: error: "), \
+        (code, out, err)
+    return lines[0]
+
+
+def injury_rows() -> list[dict]:
+    return [dict(r) for r in bl.rules.plain(bl.load_rules().get("injuries.table"))]
+
+
+def write_table(path, rows: list[dict]) -> str:
+    """A variant file holding only ``injuries.table`` = ``rows`` (as ``rules import`` writes)."""
+    text = variant_text(bl.load_rules().updated({"injuries": {"table": rows}}), "injuries.table")
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+# --- one key form for a row ---------------------------------------------------------------
+def test_non_finite_cell_of_a_variant_is_named_as_set_takes_it(tmp_path):
+    rows = injury_rows()
+    text = write_table(tmp_path / "v.toml", rows)
+    broken = tmp_path / "nan.toml"
+    broken.write_text(open(text, encoding="utf-8").read().replace("low = 31,", "low = nan,"),
+                      encoding="utf-8")
+    line = one_error("rules", "check", broken)
+    assert "injuries.table.4.low must be a finite number, got nan" in line, line
+    assert "[" not in line.split(": ", 2)[2], line
+
+
+def test_budget_and_invariant_messages_name_list_items_as_set_takes_them():
+    with pytest.raises(bl.RulesError, match=r"^v\.toml: a\.b\.2 = '2000d6'"):
+        check_rules({"a": {"b": ["1d6", "2000d6"]}}, lambda path: "v.toml")
+    with pytest.raises(bl.RulesError, match=r"^v\.toml: a\.b\.2\.x = nan is not a finite"):
+        finite_numbers({"a": {"b": [{"x": 1}, {"x": math.nan}]}}, lambda path: "v.toml")
+
+
+def test_the_key_a_message_names_is_one_set_takes():
+    """The key of the message, given to --set, is accepted (the same form both ways)."""
+    with pytest.raises(bl.RulesError) as info:
+        finite_numbers({"percentile": {"combat": {"sizes": {"parry_block": [1.0, math.nan]}}}},
+                       lambda path: "v.toml")
+    key = str(info.value).split(": ", 1)[1].split(" = ")[0]
+    assert key == "percentile.combat.sizes.parry_block.2"
+    code, out, err = in_process("rules", "show", "percentile.combat.sizes", "--set", f"{key}=0.4")
+    assert code == 0 and "[1.0, 0.4]" in out, err
+
+
+# --- rules check: a row only one side has --------------------------------------------------
+def test_rules_check_names_a_removed_row_without_json_null(tmp_path):
+    rows = injury_rows()
+    rows[2]["high"] = rows[3]["high"]
+    del rows[3]
+    path = write_table(tmp_path / "short.toml", rows)
+    code, out, err = in_process("rules", "check", path)
+    assert code == 0, err
+    assert "null" not in out and '{"low"' not in out, out
+    last = [line for line in out.splitlines() if line.split()[:1] == ["injuries.table.29"]]
+    assert len(last) == 1 and "(no row)" in last[0] and "low = 151" in last[0], out
+    code, out, err = in_process("rules", "check", path, "--format", "json")
+    record = [r for r in json.loads(out) if r["key"] == "injuries.table.29"]
+    assert record and record[0]["variant"] == "(no row)", out
+
+
+def test_ladder_message_agrees_step_with_its_count():
+    line = one_error("rules", "show", "encounters.ladder",
+                     "--set", 'encounters.ladder=["1/3","1/1","2/1","3/1","4/1","5/1"]')
+    assert "moves its base ratio 1/2 -1 step, but" in line and "(s)" not in line, line
