@@ -22,6 +22,8 @@ budget                    value                  what it bounds
 :data:`MAX_GRID_CELLS`    2 x 10**7 cells        exact lookup surfaces built from rules
 :data:`MAX_RULES_DEPTH`   32 levels              nesting of a rules file (TOML tables/arrays)
 :data:`MAX_RULES_BYTES`   4 MiB                  size of a rules file
+:data:`MAX_SKILL`         10,000 %               Combat Style % of ``balance duel``/``weapons``
+:data:`MAX_ARMOUR`        10,000 points          armour points of ``balance duel``/``weapons``
 ========================  =====================  ===========================================
 
 >>> from balance import budgets
@@ -43,7 +45,7 @@ from .errors import RulesError, check_integer
 
 __all__ = ["MAX_TRIALS", "MAX_BLOCKS", "MAX_DICE", "MAX_FACES", "MAX_CONSTANT", "MAX_SAMPLE",
            "MAX_SUPPORT", "MAX_TABLE_ROWS", "MAX_GRID_CELLS", "MAX_RESULT_CELLS", "MAX_RULES_DEPTH",
-           "MAX_RULES_BYTES", "MAX_EXPLOSIONS", "max_workers", "check_trials", "check_blocks", "check_workers",
+           "MAX_RULES_BYTES", "MAX_EXPLOSIONS", "MAX_SKILL", "MAX_ARMOUR", "max_workers", "check_trials", "check_blocks", "check_workers",
            "check_support", "check_sample", "check_rows", "check_grid", "check_length",
            "check_depth", "check_nesting", "check_size"]
 
@@ -78,6 +80,14 @@ MAX_RESULT_CELLS = 10**8
 MAX_RULES_DEPTH = 32
 #: Bytes of one rules file (the bundled files are under 40 kB).
 MAX_RULES_BYTES = 4 << 20
+#: Largest Combat Style % and armour points the duel commands (``balance duel``,
+#: ``balance weapons``) take. An input bound, not a rule number, so it is not rule data: the
+#: percentile rules set no upper limit (a skill over 100 is reduced against its opponent,
+#: percentile rules, opposed rolls) and a duel costs the same at any skill; far above any
+#: character's, it refuses a slip of the keyboard (``--armour 40000``) at parse time, naming
+#: the option, instead of simulating it.
+MAX_SKILL = 10_000
+MAX_ARMOUR = 10_000
 
 
 def max_workers() -> int:

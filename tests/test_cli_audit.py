@@ -85,3 +85,21 @@ def test_ladder_message_agrees_step_with_its_count():
     line = one_error("rules", "show", "encounters.ladder",
                      "--set", 'encounters.ladder=["1/3","1/1","2/1","3/1","4/1","5/1"]')
     assert "moves its base ratio 1/2 -1 step, but" in line and "(s)" not in line, line
+
+
+# --- the duel commands' input bounds: defined once, in balance.budgets ----------------------
+def test_duel_input_bounds_are_budgets_not_constants_of_the_command():
+    import inspect
+
+    from balance import budgets
+    from balance.cli import matches
+
+    source = inspect.getsource(matches)
+    assert "MAX_SKILL =" not in source and "MAX_ARMOUR =" not in source
+    assert budgets.MAX_SKILL == budgets.MAX_ARMOUR == 10_000
+    limit = f"{budgets.MAX_SKILL + 1}"
+    assert one_error("duel", limit).startswith(
+        f"balance: error: argument SKILL: a whole number from 0 to {budgets.MAX_SKILL:,}, "
+        f"got '{limit}'")
+    assert "argument --armour: a whole number from 0 to 10,000, got '-1'" in \
+        one_error("weapons", "50", "--armour", "-1")

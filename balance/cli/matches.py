@@ -13,17 +13,13 @@ from __future__ import annotations
 import argparse
 import math
 
+from ..budgets import MAX_ARMOUR, MAX_SKILL
 from .options import add_format, add_lang, add_mc, add_rules, emit, load
 
 __all__ = ["register"]
 
 #: duels per matchup of ``balance weapons`` (25 matchups of the bundled weapons: ~3 s)
 WEAPON_TRIALS = 5_000
-#: largest Combat Style % and armour points the duel commands take: an input bound of the
-#: command line, not a rule number (the rules set no upper limit: a skill over 100 is reduced
-#: against its opponent, percentile rules, opposed rolls), far above any character's
-MAX_SKILL = 10_000
-MAX_ARMOUR = 10_000
 #: the ranges ``bl.campaign.plan`` accepts (checked against it in tests/test_cli_matches.py),
 #: refused here at parse time so that the message names the option
 CAMPAIGN_RANGES = {"fights": (1, 500), "cunning": (-100, 100), "hours_between": (0, 24 * 365)}
