@@ -126,7 +126,7 @@ def test_rules_show(capsys):
 
 
 @pytest.mark.parametrize("argv, fragment", [
-    (["death", "--seconds", "40", "--negative-hp", "0"], "negative_hp"),
+    (["death", "--seconds", "40", "--negative-hp", "0"], "--negative-hp"),
     (["death", "--seconds", "-1", "--negative-hp", "3"], "seconds"),
     (["test", "twelve"], "characteristic"),
     (["negotiate", "--psychology", "12", "--ask", "0"], "ask"),

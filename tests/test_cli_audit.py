@@ -103,3 +103,29 @@ def test_duel_input_bounds_are_budgets_not_constants_of_the_command():
         f"got '{limit}'")
     assert "argument --armour: a whole number from 0 to 10,000, got '-1'" in \
         one_error("weapons", "50", "--armour", "-1")
+
+
+# --- a library's parameter names never reach a command-line error ---------------------------
+NAMED = [
+    (["death", "--seconds", "-1", "--negative-hp", "1"], "argument --seconds: must be"),
+    (["death", "--seconds", "1", "--negative-hp", "0"], "argument --negative-hp: must be"),
+    (["rescue", "--negative-hp", "0"], "argument --negative-hp: must never be below 1"),
+    (["rescue", "--arrival", "1d0"], "argument --arrival: bad dice expression '1d0'"),
+    (["rescue", "--wounds", "-1"], "argument --wounds: must be"),
+    (["rest", "8:15", "--hp", "5", "--max-hp", "3"],
+     "argument --hp: must be at most --max-hp (3), got 5"),
+    (["negotiate", "--psychology", "12", "--ask", "0"], "argument --ask: must be a number > 0"),
+    (["fight", "goblin", "--level", "0"], "argument --level: must be"),
+    (["calibrate", "1/2", "--pcs", "0"], "argument --pcs: must be"),
+    (["charisma", "--price", "-1", "--charisma", "3"], "argument --price: must be"),
+    (["tiers", "-1"], "argument skill: must be"),
+    (["tiers", "65", "--grade", "x"], "argument --grade: must be one of 'Very Easy'"),
+    (["opposed", "60", "50", "--first-grade", "x"], "argument --first-grade: must be one of"),
+]
+
+
+@pytest.mark.parametrize("argv,start", NAMED, ids=[" ".join(a) for a, _ in NAMED])
+def test_a_refused_value_is_named_by_its_option(argv, start):
+    line = one_error(*argv)
+    assert line.startswith(f"balance: error: {start}"), line
+    assert not any(name in line for name in ("negative_hp", "max_hp", "first_grade")), line

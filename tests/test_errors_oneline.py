@@ -52,7 +52,7 @@ def test_number_must_be_finite(value):
 
 # --- rules files ---------------------------------------------------------------------------
 def test_nan_in_parry_block_refused_at_load():
-    with pytest.raises(RulesError, match=r"^<updated>: percentile.combat.sizes.parry_block\[1\] "
+    with pytest.raises(RulesError, match=r"^<updated>: percentile.combat.sizes.parry_block\.1 "
                                          r"must be a finite number, got nan"):
         bl.load_rules().updated({"percentile": {"combat": {"sizes": {
             "parry_block": [float("nan"), 0.5]}}}})
@@ -61,7 +61,7 @@ def test_nan_in_parry_block_refused_at_load():
 def test_inf_in_a_table_cell_refused_at_load(tmp_path):
     path = tmp_path / "inf.toml"
     path.write_text("[percentile.combat.sizes]\nparry_block = [1.0, inf]\n", encoding="utf-8")
-    with pytest.raises(RulesError, match=r"inf.toml: percentile.combat.sizes.parry_block\[2\] "
+    with pytest.raises(RulesError, match=r"inf.toml: percentile.combat.sizes.parry_block\.2 "
                                          r"must be a finite number, got inf"):
         bl.load_rules(path)
 

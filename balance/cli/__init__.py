@@ -14,13 +14,15 @@ Examples::
 """
 from __future__ import annotations
 
+import argparse
 import importlib
 import sys
 import traceback
 from collections.abc import Sequence
 
-from .options import (Parser, add_format, add_lang, add_rules, emit, load, one_line,
-                      path_arg, trials_arg, workers_arg)
+from ..errors import RulesError
+from .options import (Parser, add_format, add_lang, add_rules, as_options, emit, load,
+                      one_line, path_arg, trials_arg, workers_arg)
 
 __all__ = ["main", "build_parser", "COMMAND_MODULES", "emit", "add_format", "add_lang",
            "add_rules", "path_arg", "trials_arg", "workers_arg", "load", "Parser"]
@@ -188,7 +190,26 @@ def _main(argv: list[str]) -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except ValueError as exc:  # a library's parameter name -> the command's option
+        text = one_line(exc)
+        named = text if isinstance(exc, RulesError) else \
+            as_options(text, _command_parser(parser, args.func))
+        if named != text:
+            raise ValueError(named) from exc
+        raise
     return 0 if code is None else int(code)
+
+
+def _command_parser(parser: argparse.ArgumentParser, func) -> argparse.ArgumentParser:
+    """The (sub)parser of the command whose handler is ``func``."""
+    todo = [parser]
+    while todo:
+        p = todo.pop()
+        if p._defaults.get("func") is func:
+            return p
+        todo.extend(c for a in p._actions if isinstance(a, argparse._SubParsersAction)
+                    for c in a.choices.values())
+    return parser
 
 
 if __name__ == "__main__":  # pragma: no cover

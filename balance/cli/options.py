@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -22,7 +23,8 @@ from ..text import plain_text
 if TYPE_CHECKING:  # pandas is imported when a table is printed (a fast start)
     import pandas as pd
 
-__all__ = ["FORMATS", "DEFAULT_SEED", "DIGITS", "Parser", "Setting", "one_line", "add_format",
+__all__ = ["FORMATS", "DEFAULT_SEED", "DIGITS", "Parser", "Setting", "one_line", "as_options",
+           "add_format",
            "add_lang", "path_arg", "trials_arg", "seed_arg", "natural_arg", "workers_arg", "add_rules", "add_mc", "load",
            "rule_files", "emit"]
 
@@ -39,6 +41,33 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str):
         self.exit(2, f"balance: error: {message} (see '{self.prog} --help')\n")
+
+
+#: a library message's leading parameter name (``negative_hp must``, ``arrival: bad dice``)
+_LEADING_NAME = re.compile(r"([a-z][a-z0-9_]*)(?:: | (?=must ))")
+
+
+def as_options(message: str, parser: argparse.ArgumentParser) -> str:
+    """A library's message that starts with a parameter of the command (``negative_hp must
+    never be below 1``) as argparse names it: ``argument --negative-hp: must never be below
+    1``; another option it names with an underscore (``max_hp``) becomes the option
+    (``--max-hp``). Any other message is returned as it is.
+
+    >>> p = argparse.ArgumentParser()
+    >>> _ = p.add_argument("--hp"), p.add_argument("--max-hp")
+    >>> as_options("hp must be at most max_hp (3), got 5", p)
+    'argument --hp: must be at most --max-hp (3), got 5'
+    """
+    names = {a.dest: argparse._get_action_name(a) for a in parser._actions
+             if a.dest not in (argparse.SUPPRESS, "help")}
+    found = _LEADING_NAME.match(message)
+    if found is None or not names.get(found.group(1)):
+        return message
+    rest = message[found.end():]
+    for dest, name in names.items():
+        if "_" in dest and name and name.startswith("--"):
+            rest = re.sub(rf"\b{dest}\b", name, rest)
+    return f"argument {names[found.group(1)]}: {rest}"
 
 
 def one_line(exc: BaseException) -> str:
