@@ -129,3 +129,52 @@ def test_a_refused_value_is_named_by_its_option(argv, start):
     line = one_error(*argv)
     assert line.startswith(f"balance: error: {start}"), line
     assert not any(name in line for name in ("negative_hp", "max_hp", "first_grade")), line
+
+
+# --- tables as spreadsheets: what a spreadsheet saves -------------------------------------
+def exported(tmp_path) -> str:
+    path = tmp_path / "injuries.csv"
+    code, out, err = in_process("rules", "export", "injuries.table", "--csv", path)
+    assert code == 0, err
+    return path.read_text(encoding="utf-8")
+
+
+def test_import_reads_a_semicolon_csv_as_a_french_spreadsheet_saves_it(tmp_path):
+    text = exported(tmp_path)
+    semi = tmp_path / "semi.csv"
+    semi.write_text(text.replace(",", ";").replace("31;40", "31;45").replace("41;50", "46;50"),
+                    encoding="utf-8")
+    code, out, err = in_process("rules", "import", "injuries.table", semi,
+                                "--out", tmp_path / "v.toml")
+    assert code == 0, err
+    rows = bl.load_rules(str(tmp_path / "v.toml")).get("injuries.table")
+    assert (rows[3]["high"], rows[4]["low"], rows[3]["fr"]) == (45, 46, "Fatigué")
+
+
+def test_import_of_a_csv_not_in_utf8_says_how_to_save_it(tmp_path):
+    latin = tmp_path / "latin.csv"
+    latin.write_bytes(exported(tmp_path).encode("cp1252"))
+    line = one_error("rules", "import", "injuries.table", latin, "--out", tmp_path / "v.toml")
+    assert "latin.csv: not UTF-8 text (byte 0xc9" in line and "save it as CSV UTF-8" in line, \
+        line
+    assert not (tmp_path / "v.toml").exists()
+
+
+def test_import_names_the_csv_holding_an_unknown_column(tmp_path):
+    extra = tmp_path / "extra.csv"
+    extra.write_text("\n".join(line + ",z" for line in exported(tmp_path).splitlines()),
+                     encoding="utf-8")
+    line = one_error("rules", "import", "injuries.table", extra, "--out", tmp_path / "v.toml")
+    assert line.startswith(f"balance: error: {extra}: table injuries.table: unknown column 'z'")
+
+
+@pytest.mark.parametrize("argv", [["export", "injuries.table", "--csv"],
+                                  ["import", "injuries.table", "IN", "--out"]])
+def test_rules_export_import_refuse_a_missing_folder_before_any_work(tmp_path, argv):
+    source = tmp_path / "in.csv"
+    source.write_text(exported(tmp_path), encoding="utf-8")
+    target = tmp_path / "typo" / "out.file"
+    argv = [str(source) if a == "IN" else a for a in argv]
+    line = one_error("rules", *argv, target)
+    assert line == f"balance: error: {argv[-1]} {target}: the folder {target.parent} does " \
+                   "not exist", line

@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # pandas is imported when a table is printed (a fast start)
     import pandas as pd
 
 __all__ = ["FORMATS", "DEFAULT_SEED", "DIGITS", "Parser", "Setting", "one_line", "as_options",
-           "add_format",
+           "check_output", "add_format",
            "add_lang", "path_arg", "trials_arg", "seed_arg", "natural_arg", "workers_arg", "add_rules", "add_mc", "load",
            "rule_files", "emit"]
 
@@ -89,6 +89,26 @@ def add_format(p: argparse.ArgumentParser) -> None:
 
 def add_lang(p: argparse.ArgumentParser, help: str) -> None:
     p.add_argument("--lang", choices=LANGS, default="en", help=f"{help} (default en)")
+
+
+def check_output(option: str, path: str | None, force: bool,
+                  suffixes: tuple[str, ...] = ()) -> None:
+    """Refuse an output file before any work: a path that is not a regular file, one that
+    exists (unless --force), a folder that does not exist, a suffix not among ``suffixes``."""
+    from pathlib import Path
+
+    from .._atomic import check_output_file
+
+    if not path:
+        return
+    target = check_output_file(option, path)
+    if suffixes and target.suffix.lower() not in suffixes:
+        raise ValueError(f"{option} {path}: the file name must end in "
+                         f"{', '.join(suffixes[:-1])} or {suffixes[-1]}")
+    if target.exists() and not force:
+        raise ValueError(f"{option} {path}: already exists; pass --force to replace it")
+    if not Path(target).parent.is_dir():
+        raise ValueError(f"{option} {path}: the folder {Path(target).parent} does not exist")
 
 
 def path_arg(text: str) -> str:

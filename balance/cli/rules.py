@@ -7,7 +7,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from .options import add_format, add_rules, emit, load, path_arg
+from .options import add_format, add_rules, check_output, emit, load, path_arg
 from ..rules import plain
 from ..text import plain_data, plain_text
 
@@ -229,15 +229,6 @@ def _variants(args) -> int:
     return 0
 
 
-def _target(path: str, force: bool, what: str) -> None:
-    """Refuse an output that exists (unless ``--force``) or is not a regular file, before
-    any work."""
-    from .._atomic import check_output_file
-
-    if check_output_file(what, path).exists() and not force:
-        raise ValueError(f"{what} {path}: already exists; pass --force to replace it")
-
-
 def _write(path: str, text: str, force: bool, what: str) -> None:
     from .._atomic import write_file
 
@@ -256,7 +247,7 @@ def _export(args) -> int:
     if args.csv is None:
         print(text, end="")
         return 0
-    _target(args.csv, args.force, "--csv")
+    check_output("--csv", args.csv, args.force)
     _write(args.csv, text, args.force, "--csv")
     rows = text.count("\n") - 1
     print(f"{args.csv}: {args.key}, {rows} rows (rules {rules.fingerprint})")
@@ -267,7 +258,7 @@ def _import(args) -> int:
     from ..rules.tables import read_csv, variant_text
 
     base = load(args.rules)
-    _target(args.out, args.force, "--out")
+    check_output("--out", args.out, args.force)
     rules = base.with_table(args.key, read_csv(args.file), source=str(args.file))
     comment = (f"Variant written by: balance rules import {args.key} {args.file}\n"
                f"It holds only the table {args.key}; fingerprint {rules.fingerprint} over "

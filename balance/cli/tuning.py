@@ -22,7 +22,7 @@ import contextlib
 import math
 from collections.abc import Iterator
 
-from .options import add_format, add_mc, add_rules, emit, load, path_arg
+from .options import add_format, add_mc, add_rules, check_output, emit, load, path_arg
 
 __all__ = ["register"]
 
@@ -120,25 +120,6 @@ def _family(text: str) -> tuple[str, ...]:
     return names
 
 
-def _check_output(option: str, path: str | None, force: bool,
-                  suffixes: tuple[str, ...] = ()) -> None:
-    """Refuse an output file before any work: a path that is not a regular file, one that
-    exists (unless --force), a folder that does not exist, a suffix not among ``suffixes``."""
-    from pathlib import Path
-
-    from .._atomic import check_output_file
-    if not path:
-        return
-    target = check_output_file(option, path)
-    if suffixes and target.suffix.lower() not in suffixes:
-        raise ValueError(f"{option} {path}: the file name must end in "
-                         f"{', '.join(suffixes[:-1])} or {suffixes[-1]}")
-    if target.exists() and not force:
-        raise ValueError(f"{option} {path}: already exists; pass --force to replace it")
-    if not Path(target).parent.is_dir():
-        raise ValueError(f"{option} {path}: the folder {Path(target).parent} does not exist")
-
-
 def _mc_header(metric: str, trials: int, seed: int) -> dict:
     """``seed`` and ``trials`` (what each candidate's run used) for a Monte Carlo metric."""
     from ..regression.registry import metric as catalogue_metric
@@ -152,7 +133,7 @@ def _tune(args) -> int:
 
     from ..tune import knob, objective, solve
     from ..tune.solve import shown_values
-    _check_output("--save", args.save, args.force)
+    check_output("--save", args.save, args.force)
     rules = load(args.rules)
     with _as_option("--metric", "metric"):  # every argument checked before any computation
         objective(args.metric)
@@ -186,7 +167,7 @@ def _tune(args) -> int:
 
 def _sensitivity(args) -> int:
     from ..tune import knob, objective, sensitivity
-    _check_output("--plot", args.plot, args.force, (".png", ".svg", ".pdf"))
+    check_output("--plot", args.plot, args.force, (".png", ".svg", ".pdf"))
     rules = load(args.rules)
     with _as_option("--metric", "metric"):  # every argument checked before any computation
         objective(args.metric)
@@ -230,7 +211,7 @@ def _metrics(args) -> int:
 
 def _recalibrate(args) -> int:
     from ..guide.recalibration import recalibrate
-    _check_output("--save", args.save, args.force)
+    check_output("--save", args.save, args.force)
     from ..guide.recalibration import HELD_OUT_FAMILIES, TRAINING_FAMILIES
     rules = load(args.rules)
     levels = args.levels or [rules["party"]["level"]]

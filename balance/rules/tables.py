@@ -152,7 +152,8 @@ def with_table(rules: Rules, key: str, frame: pd.DataFrame, *, source: str | Non
     required = {c for c in known if all(c in row for row in rows)}
     for column in frame.columns:
         if not isinstance(column, str) or column not in known:
-            raise RulesError(f"table {key}: unknown column {column!r}"
+            raise RulesError(f"{source + ': ' if source else ''}table {key}: unknown column "
+                             f"{column!r}"
                              f"{did_you_mean(str(column), known)}; columns: {', '.join(known)}")
     out = []
     for i, record in enumerate(frame.to_dict(orient="records")):
@@ -189,12 +190,25 @@ def to_csv(rules: Rules, key: str) -> str:
 
 def read_csv(path: str) -> pd.DataFrame:
     """A spreadsheet saved as CSV (UTF-8, a header row): only empty cells are missing (a
-    name such as ``None`` or ``NA`` stays text)."""
+    name such as ``None`` or ``NA`` stays text). Cells are separated by commas, or by
+    semicolons or tabs when the header row holds no comma (a spreadsheet set to French
+    saves CSV with semicolons)."""
+    import io
+
     import pandas as pd
 
+    with open(path, "rb") as file:
+        data = file.read()
     try:
-        return pd.read_csv(path, keep_default_na=False, na_values=[""], encoding="utf-8")
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise RulesError(f"{path}: not UTF-8 text (byte 0x{data[exc.start]:02x} at position "
+                         f"{exc.start}); save it as CSV UTF-8") from None
+    header = text.split("\n", 1)[0]
+    sep = next((s for s in (",", ";", "\t") if s in header), ",")
+    try:
+        return pd.read_csv(io.StringIO(text), sep=sep, keep_default_na=False, na_values=[""])
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         raise RulesError(f"{path}: not a CSV table ({' '.join(str(exc).split())})") from None
 
 
