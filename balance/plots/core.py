@@ -8,7 +8,7 @@ Each takes results (tidy frames) plus an optional ``ax`` and returns the axes.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 import matplotlib.colors
 import matplotlib.ticker
@@ -24,9 +24,9 @@ from ..labels import decimal
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["death_curves", "injury_bands", "injury_heatmap", "d20_success", "sp_distribution",
-           "treatment_curves", "negotiation_curves", "negotiation_rules", "mc_check",
-           "compare_death_curves"]
+__all__ = ["Curve", "Bands", "death_curve_data", "injury_band_data", "death_curves",
+           "injury_bands", "injury_heatmap", "d20_success", "sp_distribution", "treatment_curves",
+           "negotiation_curves", "negotiation_rules", "mc_check", "compare_death_curves"]
 
 
 def _death_rows(surface: pd.DataFrame) -> pd.DataFrame:
@@ -45,6 +45,35 @@ def _select(frame: pd.DataFrame, column: str, values) -> pd.DataFrame:
         raise ValueError(f"{column} {missing} not in the results (have "
                          f"{sorted(frame[column].unique().tolist())})")
     return frame[frame[column].isin(values)]
+
+
+class Curve(NamedTuple):
+    """One curve as drawn: its points, legend label and style."""
+    x: np.ndarray
+    y: np.ndarray
+    label: str
+    colour: str
+    linestyle: str
+
+
+def death_curve_data(surface: pd.DataFrame, *, negative_hp=None, wounds=None, lang: str = "en",
+                     linestyle: str | None = None, label: str = "") -> list[Curve]:
+    """The curves :func:`death_curves` draws, one per wound count and negative-HP value (in
+    that order): seconds, death probability, label and style. The live explorer updates its
+    lines from the same data."""
+    lang = check_lang(lang)
+    frame = _select(_select(_death_rows(surface), "negative_hp", negative_hp), "wounds", wounds)
+    pick_column(frame, ["probability"], "death_curves")
+    hps = sorted(frame["negative_hp"].unique())
+    curves = []
+    for i, (n, by_n) in enumerate(frame.groupby("wounds", sort=True)):
+        for hp, curve in by_n.groupby("negative_hp", sort=True):
+            curve = curve.sort_values("seconds")
+            curves.append(Curve(curve["seconds"].to_numpy(), curve["probability"].to_numpy(),
+                                label + text("wounds_legend", lang, wounds=n, negative_hp=hp),
+                                PALETTE[i % len(PALETTE)],
+                                linestyle or LINESTYLES[hps.index(hp) % len(LINESTYLES)]))
+    return curves
 
 
 def death_curves(surface: pd.DataFrame, *, negative_hp=None, wounds=None, ax: Axes | None = None,
@@ -66,17 +95,12 @@ def death_curves(surface: pd.DataFrame, *, negative_hp=None, wounds=None, ax: Ax
         Force one line style and prefix the legend, to overlay two rule sets on one ``ax``.
     """
     lang = check_lang(lang)
-    frame = _select(_select(_death_rows(surface), "negative_hp", negative_hp), "wounds", wounds)
-    pick_column(frame, ["probability"], "death_curves")
+    curves = death_curve_data(surface, negative_hp=negative_hp, wounds=wounds, lang=lang,
+                              linestyle=linestyle, label=label)
     ax = axes(ax)
-    hps = sorted(frame["negative_hp"].unique())
-    for i, (n, by_n) in enumerate(frame.groupby("wounds", sort=True)):
-        for j, (hp, curve) in enumerate(by_n.groupby("negative_hp", sort=True)):
-            curve = curve.sort_values("seconds")
-            ax.plot(curve["seconds"], curve["probability"], color=PALETTE[i % len(PALETTE)],
-                    linestyle=linestyle or LINESTYLES[hps.index(hp) % len(LINESTYLES)],
-                    linewidth=1.6,
-                    label=label + text("wounds_legend", lang, wounds=n, negative_hp=hp))
+    for curve in curves:
+        ax.plot(curve.x, curve.y, color=curve.colour, linestyle=curve.linestyle, linewidth=1.6,
+                label=curve.label)
     wall = resolve(rules)["injuries"]["automatic_death_seconds"] if wall is None else wall
     if not any(line.get_gid() == "wall" for line in ax.get_lines()):
         ax.axvline(wall, color="black", linewidth=1.2, gid="wall")
@@ -96,30 +120,49 @@ def _one_state(surface: pd.DataFrame, negative_hp, wounds) -> tuple[pd.DataFrame
     return frame, int(hp), int(n)
 
 
-def injury_bands(surface: pd.DataFrame, *, negative_hp: int | None = None,
-                 wounds: int | None = None, ax: Axes | None = None, lang: str = "en"):
-    """Outcome of the critical-injury roll by severity band (test modifier 0 / -5 / -10 / -15,
-    then death) as stacked areas over seconds at negative HP (core rules, dying and critical injuries)."""
+class Bands(NamedTuple):
+    """The severity bands as drawn: seconds, one row of heights per band (stacked from the
+    mildest test modifier up to death), labels, colours and the title."""
+    seconds: np.ndarray
+    heights: np.ndarray
+    labels: list[str]
+    colours: list[str]
+    title: str
+
+
+def injury_band_data(surface: pd.DataFrame, *, negative_hp: int | None = None,
+                     wounds: int | None = None, lang: str = "en") -> Bands:
+    """What :func:`injury_bands` draws for one state (negative HP, wounds): the probability
+    of each severity band (rows summed by test modifier; death last) at each second. The
+    live explorer updates its bands from the same data."""
     lang = check_lang(lang)
     frame, hp, n = _one_state(surface, negative_hp, wounds)
     death = frame[frame["modifier"].isna()]
     death_name = death[name_column(death, "injury", lang)].iloc[0]
-    band = frame["modifier"].map(lambda m: np.inf if pd.isna(m) else m)
-    wide = frame.assign(band=band).pivot_table(index="seconds", columns="band",
-                                               values="probability", aggfunc="sum")
-    order = sorted([b for b in wide.columns if np.isfinite(b)], reverse=True) + [np.inf]
-    wide = wide[order]
-    labels = [death_name if not np.isfinite(b) else text("band", lang, modifier=int(b))
-              for b in order]
-    colours = [band_colour(i, len(order)) for i in range(len(order))]
+    seconds, column = np.unique(frame["seconds"].to_numpy(), return_inverse=True)
+    modifiers, band = np.unique(frame["modifier"].to_numpy(), return_inverse=True)  # NaN last
+    death_band = len(modifiers) - 1
+    row = np.where(band == death_band, death_band, death_band - 1 - band)  # mildest first
+    heights = np.bincount(row * seconds.size + column, weights=frame["probability"].to_numpy(),
+                          minlength=modifiers.size * seconds.size)
+    labels = [text("band", lang, modifier=int(m)) for m in modifiers[-2::-1]] + [death_name]
+    colours = [band_colour(i, len(labels)) for i in range(len(labels))]
+    return Bands(seconds, heights.reshape(modifiers.size, seconds.size), labels, colours,
+                 text("severity_title", lang, negative_hp=hp, wounds=n))
+
+
+def injury_bands(surface: pd.DataFrame, *, negative_hp: int | None = None,
+                 wounds: int | None = None, ax: Axes | None = None, lang: str = "en"):
+    """Outcome of the critical-injury roll by severity band (test modifier 0 / -5 / -10 / -15,
+    then death) as stacked areas over seconds at negative HP (core rules, dying and critical injuries)."""
+    bands = injury_band_data(surface, negative_hp=negative_hp, wounds=wounds, lang=lang)
     ax = axes(ax)
-    ax.stackplot(wide.index.to_numpy(), wide.to_numpy().T, labels=labels, colors=colours,
+    ax.stackplot(bands.seconds, bands.heights, labels=bands.labels, colors=bands.colours,
                  alpha=0.9)
-    ax.set_xlim(wide.index.min(), wide.index.max())
+    ax.set_xlim(bands.seconds.min(), bands.seconds.max())
     ax.set_ylim(0, 1)
-    return finish(ax, title=text("severity_title", lang, negative_hp=hp, wounds=n),
-                  xlabel=text("seconds", lang), ylabel=text("probability", lang),
-                  legend_outside=True)
+    return finish(ax, title=bands.title, xlabel=text("seconds", lang),
+                  ylabel=text("probability", lang), legend_outside=True)
 
 
 def injury_heatmap(surface: pd.DataFrame, *, negative_hp: int | None = None,

@@ -30,19 +30,20 @@ SURFACE_SECONDS = 1001
 
 
 def death_surface(seconds=None, negative_hp: Sequence[int] = (1, 5, 10, 20),
-                  wounds: Sequence[int] = (0, 1, 2, 3), *, rules: Rules | None = None
-                  ) -> pd.DataFrame:
+                  wounds: Sequence[int] = (0, 1, 2, 3), *, rules: Rules | None = None,
+                  until: int | None = None) -> pd.DataFrame:
     """The critical-injury outcome surface (core rules, dying and critical injuries) over seconds 0..automatic death.
 
     Thin wrapper of :func:`balance.injuries.injury_surface` (tidy: wounds, seconds, negative_hp,
     injury, injury_fr, modifier, probability; the death row has no modifier). By default every
     second up to the automatic death, or :data:`SURFACE_SECONDS` evenly spaced whole seconds
     (0 and the automatic death included) when it comes later, so the surface stays within
-    ``budgets.MAX_GRID_CELLS``.
+    ``budgets.MAX_GRID_CELLS``. ``until`` ends the default seconds elsewhere (a later second:
+    death is certain from the automatic death on).
     """
     rules = resolve(rules)
     if seconds is None:
-        last = rules["injuries"]["automatic_death_seconds"]
+        last = rules["injuries"]["automatic_death_seconds"] if until is None else until
         seconds = (np.arange(last + 1) if last < SURFACE_SECONDS else
                    np.unique(np.linspace(0, last, SURFACE_SECONDS).round().astype(np.int64)))
     return injuries.injury_surface(seconds, negative_hp, wounds, rules=rules)
