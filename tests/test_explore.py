@@ -86,11 +86,84 @@ def test_automatic_death_slider_moves_the_wall_and_the_seconds():
     e.automatic_death_seconds.value = 120
     wall = [line for line in e.axes[0].get_lines() if line.get_gid() == "wall"]
     assert [float(x) for x in wall[0].get_xdata()] == [120.0, 120.0]
+    # the frame keeps the starting rules' 0..175 s: past the wall death is certain
     line = curves(e.axes[0])[0]
-    np.testing.assert_array_equal(line.get_xdata(), np.arange(121))
+    np.testing.assert_array_equal(line.get_xdata(), np.arange(176))
     np.testing.assert_allclose(line.get_ydata(),
-                               death_by_enumeration(range(121), 6, 0, automatic=120))
+                               death_by_enumeration(range(176), 6, 0, automatic=120))
     assert e.seconds.max == 120
+    e.automatic_death_seconds.value = 200  # a later wall widens the frame to it
+    line = curves(e.axes[0])[0]
+    np.testing.assert_array_equal(line.get_xdata(), np.arange(201))
+    np.testing.assert_allclose(line.get_ydata(),
+                               death_by_enumeration(range(201), 6, 0, automatic=200))
+    assert e.axes[1].get_xlim() == (0.0, 200.0) and e.seconds.max == 200
+
+
+def _pixels(explorer):
+    from PIL import Image
+    import io
+
+    return np.asarray(Image.open(io.BytesIO(explorer.image.value)))
+
+
+# each step: (control, value); the state after all of them is rebuilt in a fresh explorer
+REDRAW_STEPS = [("negative_hp", 9), ("wounds", 2), ("seconds", 70), ("wounds", 4),
+                ("death_threshold", 181), ("negative_hp", 3), (("cells", 3, "modifier"), -6),
+                ("automatic_death_seconds", 150), ("wounds", 3), ("seconds", 33),
+                (("cells", 4, "high"), 55), (("cells", 5, "low"), 56), ("negative_hp", 12)]
+REFUSED = {10}  # Broken ends at 55 while Weak still starts at 51: refused until the next step
+
+
+def _control(explorer, name):
+    if isinstance(name, tuple):
+        return explorer.cells[name[1]][name[2]]
+    return getattr(explorer, name)
+
+
+def test_redraws_in_place_show_what_a_fresh_explorer_draws():
+    """Issue 14: most changes redraw only the curves, bands, labels and title over a saved
+    background. After each step the figure's data matches the enumeration, and the picture
+    is pixel for pixel the one a new explorer draws for the same rules and state."""
+    e = bl.explore.injuries()
+    backgrounds = []
+    e._draw_background = lambda draw=e._draw_background: (backgrounds.append(1), draw())
+    final: dict = {}
+    for step, (name, value) in enumerate(REDRAW_STEPS):
+        _control(e, name).value = value
+        final[name] = value
+        if step in REFUSED:
+            assert e.error is not None and "overlap" in e.error
+            continue
+        assert e.error is None, (step, e.error)
+        inj = e.rules["injuries"]
+        hp, n, s = e.negative_hp.value, e.wounds.value, e.seconds.value
+        seconds = np.arange(176)
+        for wounds, line in zip(e.curve_wounds, curves(e.axes[0])):
+            np.testing.assert_allclose(line.get_ydata(), death_by_enumeration(
+                seconds, hp, wounds, threshold=inj["death_threshold"],
+                automatic=inj["automatic_death_seconds"]))
+        table = inj["table"]
+        highs = [row["high"] for row in table[:-1]] + [inj["death_threshold"] - 1]  # RULES 1.2
+        bands = sorted({row["modifier"] for row in table}, reverse=True)
+        expected = [sum(band_by_enumeration(s, hp, n, row["low"], high)
+                        for row, high in zip(table, highs) if row["modifier"] == m)
+                    for m in bands]
+        if s < inj["automatic_death_seconds"]:
+            expected.append(band_by_enumeration(s, hp, n, inj["death_threshold"], 10**6))
+            np.testing.assert_allclose(band_heights(e.axes[1], s), expected, atol=1e-12)
+        assert f"({-hp} HP, {n} wound" in e.axes[1].get_title(loc="left")
+        legend = [t.get_text() for t in e.axes[0].get_legend().get_texts()]
+        assert legend == [f"{w} wound{'s' if w != 1 else ''}, {-hp} HP" for w in e.curve_wounds]
+    assert backgrounds == []  # the frame never changed: no step drew the whole figure
+    fresh = bl.explore.injuries()
+    rule_sliders = [k for k in ("death_threshold", "automatic_death_seconds") if k in final]
+    cells = [k for k in final if isinstance(k, tuple)]          # in the order they were edited
+    state = [k for k in final if isinstance(k, str) and k not in rule_sliders]
+    for name in rule_sliders + cells + state:
+        _control(fresh, name).value = final[name]
+    assert fresh.rules == e.rules and fresh.error is None
+    np.testing.assert_array_equal(_pixels(e), _pixels(fresh))
 
 
 def test_table_cell_edit_moves_the_severity_bands():

@@ -20,6 +20,7 @@ import ipywidgets as widgets
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.text import Text
 
 from ..errors import RulesError
 from ..plots._style import printable
@@ -42,6 +43,29 @@ def _texts(tree: Any) -> Iterator[str]:
             yield from _texts(value)
     elif isinstance(tree, str):
         yield tree
+
+
+def _grid_lines(ax: Any) -> list[tuple[Any, Any, Any]]:
+    """The grid lines of ``ax`` inside its view (those a draw of the axes shows), each as
+    ``(ax, its axis, line)``."""
+    lines = []
+    for axis, lo_hi, coord in ((ax.xaxis, ax.get_xlim(), 0), (ax.yaxis, ax.get_ylim(), 1)):
+        lo, hi = sorted(lo_hi)
+        slack = 1e-9 * max(1.0, hi - lo)
+        lines += [(ax, axis, line) for line in axis.get_gridlines() if line.get_visible()
+                  and lo - slack <= line.get_data()[coord][0] <= hi + slack]
+    return lines
+
+
+def _in_draw_order(items: list[tuple[Any, Any, Any]]) -> list[tuple[Any, Any]]:
+    """``(axes, owner, artist)`` items as ``(axes, artist)`` in the order a figure draws
+    them: axes by axes, then by the owner's z-order and, at equal z-order, in the order the
+    axes holds its children (the owner of a grid line is its axis, else the artist)."""
+    def key(item: tuple[Any, Any, Any]) -> tuple:
+        ax, owner, _ = item
+        rank = next(i for i, child in enumerate(ax.get_children()) if child is owner)
+        return (ax.figure.axes.index(ax), owner.get_zorder(), rank)
+    return [(ax, artist) for ax, _, artist in sorted(items, key=key)]
 
 
 def one_line(error: BaseException) -> str:
@@ -83,9 +107,13 @@ class Explorer(widgets.VBox):
         self.timings: dict[str, float] = {}
         self._printable_key: tuple[str, str] | None = None
         self._needs_printable = False
-        #: artists :meth:`move` redraws alone (set by :meth:`draw`); the last background
+        #: artists :meth:`move` redraws alone (set by :meth:`draw`), axes whose grid is drawn
+        #: over them, what is drawn over the background (in order) and the last background
         self.moving: list[Any] = []
+        self.grid_over: list[Any] = []
+        self._over: list[Any] = []
         self._background: Any = None
+        self._background_key: tuple | None = None
 
     def _layout(self, *controls: widgets.Widget) -> None:
         self.children = (*controls, self.message, self.image, self.readout)
@@ -153,37 +181,103 @@ class Explorer(widgets.VBox):
     def draw(self) -> None:  # pragma: no cover - each explorer draws its own figure
         raise NotImplementedError
 
+    def clear_axes(self) -> None:
+        """Empty the axes before :meth:`draw` (``Axes.clear``; an explorer whose figure keeps
+        its kind of axes may only remove what it drew, which is faster)."""
+        for ax in self.axes:
+            ax.clear()
+
+    def update(self) -> bool:
+        """Change the data of the drawn artists in place when the figure keeps its layout
+        (same axes limits, ticks, legends' entries); True if done, False for a full redraw.
+        The artists changed must be in :attr:`moving`. Explorers that can, override it."""
+        return False
+
     def refresh(self, *_: Any) -> None:
-        """Recompute and redraw; an error of the computation is shown as one line."""
+        """Recompute and redraw (in place when :meth:`update` can, else from scratch); an
+        error of the computation is shown as one line."""
         start = time.perf_counter()
         try:
-            for ax in self.axes:
-                ax.clear()
-            self.moving, self._background = [], None
-            self.draw()
+            in_place = self._background is not None and self.update()
+            if not in_place:
+                self.clear_axes()
+                self.moving, self.grid_over = [], []
+                self.draw()
         except (RulesError, ValueError) as exc:
+            self._background = None  # artists may be half updated: the next refresh redraws
             self._show_error(exc)
             return
         self.timings["draw"] = time.perf_counter() - start
         self._clear_error()
-        self.render()
+        if not (in_place and self.move()):
+            self.render()
 
     def render(self) -> None:
         """Render the figure to the PNG of the ``Image`` widget.
 
-        The artists of :attr:`moving` (markers of the state a slider moves) are drawn over a
-        saved background, so :meth:`move` redraws only them."""
+        The artists of :attr:`moving` (those a control changes without changing the layout)
+        are left out of a saved background, then drawn over it in the order the axes draw
+        them, with the grids of the axes in :attr:`grid_over` (drawn above filled areas, as
+        in the report's figures); so :meth:`move` redraws only them."""
         start = time.perf_counter()
         if self._unprintable():  # names from a rules file may hold control characters
             printable(self.figure)
         canvas = self.figure.canvas
-        for artist in self.moving:
+        key = self._static_key()
+        if (self._background is not None and key is not None
+                and key == self._background_key):  # the saved background still holds
+            canvas.restore_region(self._background)  # type: ignore[attr-defined]
+        else:
+            self._draw_background()
+            self._background_key = key
+        self._over = _in_draw_order([(a.axes, a, a) for a in self.moving]
+                                    + [item for ax in self.grid_over for item in _grid_lines(ax)])
+        self._show(start)
+
+    def _static_key(self) -> tuple | None:
+        """What the background shows (figure size, each axes' place, limits, ticks, scales,
+        labels, titles and frame), or None when an artist of an axes that is not in
+        :attr:`moving` would be in it: a background is reused only while this is equal."""
+        if self._unprintable():
+            return None
+        moving = {id(artist) for artist in self.moving}
+        key: list = [tuple(self.figure.get_size_inches()), self.figure.dpi,
+                     tuple(t.get_text() for t in self.figure.texts),
+                     tuple(i for i, ax in enumerate(self.axes) if ax in self.grid_over)]
+        for ax in self.axes:
+            drawn = [*ax.lines, *ax.collections, *ax.texts, *ax.patches, *ax.images,
+                     *ax.artists, ax.get_legend()]
+            if any(artist is not None and id(artist) not in moving for artist in drawn):
+                return None
+            key.append((ax.get_position().bounds, ax.get_xlim(), ax.get_ylim(),
+                        ax.get_xscale(), ax.get_yscale(), ax.get_xlabel(), ax.get_ylabel(),
+                        tuple(ax.get_xticks()), tuple(ax.get_yticks()),
+                        tuple(c.get_text() for c in ax.get_children()
+                              if isinstance(c, Text) and id(c) not in moving),
+                        tuple(name for name, spine in ax.spines.items()
+                              if spine.get_visible() and id(spine) not in moving)))
+        return tuple(key)
+
+    def _draw_background(self) -> None:
+        """Draw the figure without :attr:`moving` and save it as the background."""
+        canvas = self.figure.canvas
+        # texts are blanked, not hidden: matplotlib places a hidden title far above its axes
+        texts = [(artist, artist.get_text()) for artist in self.moving if isinstance(artist, Text)]
+        others = [artist for artist in self.moving if not isinstance(artist, Text)]
+        for artist in others:
             artist.set_visible(False)
+        for artist, _ in texts:
+            artist.set_text("")
+        for ax in self.grid_over:
+            ax.grid(False)
         canvas.draw()
         self._background = canvas.copy_from_bbox(self.figure.bbox)  # type: ignore[attr-defined]
-        for artist in self.moving:
+        for artist in others:
             artist.set_visible(True)
-        self._show(start)
+        for artist, value in texts:
+            artist.set_text(value)
+        for ax in self.grid_over:
+            ax.grid(True)  # the house style's alpha and width are kept by the ticks
 
     def move(self) -> bool:
         """Redraw only the :attr:`moving` artists (after their data changed) over the
@@ -198,8 +292,8 @@ class Explorer(widgets.VBox):
     def _show(self, start: float) -> None:
         from PIL import Image
 
-        for artist in self.moving:
-            artist.axes.draw_artist(artist)
+        for ax, artist in self._over:
+            ax.draw_artist(artist)
         pixels = np.asarray(self.figure.canvas.buffer_rgba())  # type: ignore[attr-defined]
         buffer = io.BytesIO()
         # zlib level 1: half the encoding time of the default 6 for a PNG ~7 % larger
@@ -214,7 +308,7 @@ class Explorer(widgets.VBox):
         if self._printable_key != key:
             self._printable_key = key
             self._needs_printable = any(plain_text(t) != t for rules in (self.base, self.rules)
-                                        for t in _texts(rules.to_dict()))
+                                        for t in _texts(rules))
         return self._needs_printable
 
     # -- saving --------------------------------------------------------------------------

@@ -17,11 +17,13 @@ import html
 import os
 import ipywidgets as widgets
 import numpy as np
+from matplotlib.text import Text
 
 from ..core import injuries as injury_rules
 from ..core import negotiation as negotiation_rules
 from ..core import treatment as treatment_rules
-from ..plots.core import (death_curves, injury_bands, negotiation_curves, treatment_curves)
+from ..plots.core import (death_curve_data, death_curves, injury_band_data, injury_bands,
+                          negotiation_curves, treatment_curves)
 from ..plots.explore import state_marker
 from ..report import data
 from ..rules import Rules
@@ -69,6 +71,7 @@ class InjuryExplorer(Explorer):
         for w in (self.negative_hp, self.wounds):
             w.observe(self.refresh, names="value")
         self._drawn: tuple | None = None  # (negative HP, wounds, rules) of the curves drawn
+        self._computed: tuple | None = None  # ((negative HP, wounds, rules), _state())
         self.bind(self.death_threshold, "injuries.death_threshold")
         self.bind(self.automatic_death_seconds, "injuries.automatic_death_seconds")
         self.grid, self.cells = self._table_grid()
@@ -117,6 +120,39 @@ class InjuryExplorer(Explorer):
                 for row, cell in zip(self.rules["injuries"]["table"], self.cells)]
         self.set_rules({"injuries": {"table": rows}})
 
+    def _state(self) -> tuple:
+        """What the figure shows for the controls and rules now: the outcome surface, the
+        curves (0-3 wounds and the chosen count), the bands and the wall (computed once for
+        an :meth:`update` and the full :meth:`draw` that may follow it)."""
+        rules = self.rules
+        hp, n = self.negative_hp.value, self.wounds.value
+        key = (hp, n, rules)
+        if self._computed is None or self._computed[0] != key:
+            self.curve_wounds = sorted({0, 1, 2, 3, n})
+            # the seconds axis keeps the starting rules' extent while the wall moves inside it
+            # (death is certain past the wall): the frame and its ticks stay, so a drag of
+            # the wall redraws only the curves
+            until = max(rules["injuries"]["automatic_death_seconds"],
+                        self.base["injuries"]["automatic_death_seconds"])
+            surface = data.death_surface(negative_hp=[hp], wounds=self.curve_wounds,
+                                         rules=rules, until=until)
+            self._computed = (key, (surface, death_curve_data(surface),
+                                    injury_band_data(surface, negative_hp=hp, wounds=n),
+                                    rules["injuries"]["automatic_death_seconds"]))
+        return self._computed[1]
+
+    def clear_axes(self) -> None:
+        """Remove what :meth:`draw` added (lines, bands, texts, legends) but keep the axes:
+        re-creating their ticks cost about 40 ms of each full redraw."""
+        for ax in self.axes:
+            for artist in [*ax.lines, *ax.collections, *ax.texts, *ax.patches]:
+                artist.remove()
+            legend = ax.get_legend()
+            if legend is not None:
+                legend.remove()
+            ax.relim()  # the data limits of what is drawn next, not of what was removed
+            ax.set_autoscale_on(True)
+
     def draw(self) -> None:
         rules = self.rules
         auto = rules["injuries"]["automatic_death_seconds"]
@@ -127,17 +163,57 @@ class InjuryExplorer(Explorer):
             finally:
                 self.seconds.observe(self._seconds_moved, names="value")
         s, hp, n = self.seconds.value, self.negative_hp.value, self.wounds.value
-        self.curve_wounds = sorted({0, 1, 2, 3, n})
-        surface = data.death_surface(negative_hp=[hp], wounds=self.curve_wounds, rules=rules)
+        surface, curves, bands, wall = self._state()
         left, right = self.axes
         death_curves(surface, ax=left, rules=rules)
         injury_bands(surface, negative_hp=hp, wounds=n, ax=right)
         state_marker(left, s)
         state_marker(right, s, colour="white")
-        # the seconds slider moves only these two lines (and the readout): see _seconds_moved
-        self.moving = [left.get_lines()[-1], right.get_lines()[-1]]
+        self._shown = (curves, bands, wall)
+        self._lines = [line for line in left.get_lines() if line.get_gid() not in ("wall", "state")]
+        self._states = [ax.get_lines()[-1] for ax in self.axes]
+        self._title = next(t for t in right.get_children()
+                           if isinstance(t, Text) and t.get_text() == bands.title)
+        # what a state or a rule changes without changing the layout (the axes' limits and
+        # ticks, the legends' entries), drawn over a saved background: see update; the wall
+        # and its label are drawn above the curves, the grid above the bands
+        spines = [spine for ax in self.axes for spine in ax.spines.values() if spine.get_visible()]
+        self.moving = [*left.get_lines(), *left.texts, left.get_legend(), *right.collections,
+                       *right.get_lines(), right.get_legend(), self._title, *spines]
+        self.grid_over = [right]
         self._drawn = (hp, n, rules)
         self._read_out()
+
+    def update(self) -> bool:
+        """Negative HP, wounds, the death threshold or a table cell: when the curves keep
+        their seconds and styles, the bands their entries and the wall its place, the lines,
+        bands, legend labels and title change in place (no new axes, ticks or legend)."""
+        if self._unprintable():
+            return False
+        _, curves, bands, wall = self._state()
+        shown_curves, shown_bands, shown_wall = self._shown
+        if (wall != shown_wall or len(curves) != len(shown_curves)
+                or bands.labels != shown_bands.labels or bands.colours != shown_bands.colours
+                or not np.array_equal(bands.seconds, shown_bands.seconds)
+                or any(c.colour != d.colour or c.linestyle != d.linestyle
+                       or not np.array_equal(c.x, d.x) for c, d in zip(curves, shown_curves))):
+            return False
+        legend = self.axes[0].get_legend().get_texts()
+        for line, label, curve in zip(self._lines, legend, curves):
+            line.set_ydata(curve.y)
+            line.set_label(curve.label)
+            label.set_text(curve.label)
+        # the bands' edges as stackplot stacks them
+        edges = np.vstack([np.zeros(bands.seconds.size), np.cumsum(bands.heights, axis=0)])
+        for poly, lower, upper in zip(self.axes[1].collections, edges[:-1], edges[1:]):
+            poly.set_data(bands.seconds, lower, upper)
+        self._title.set_text(bands.title)
+        for line in self._states:
+            line.set_xdata([self.seconds.value] * 2)
+        self._shown = (curves, bands, wall)
+        self._drawn = (self.negative_hp.value, self.wounds.value, self.rules)
+        self._read_out()
+        return True
 
     def _seconds_moved(self, _change=None) -> None:
         """The seconds slider: the curves and bands stay, the state lines move (blitted)."""
@@ -146,7 +222,7 @@ class InjuryExplorer(Explorer):
             self.refresh()
             return
         s = self.seconds.value
-        for line in self.moving:
+        for line in self._states:
             line.set_xdata([s, s])
         self._read_out()
         if not self.move():
