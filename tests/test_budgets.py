@@ -103,8 +103,8 @@ def test_support_budget_is_inclusive():
     # 2 terms: 1d500001 would be over MAX_FACES, so reach exactly 10**6 totals with dice
     # 100d10000 + 1d1 has 100 * 9999 + 1 = 999,901 totals: within budget
     dist = dice.distribution("100d10000")
-    assert dist.size == 999_901
-    assert dist.sum() == pytest.approx(1.0, abs=1e-12)
+    assert len(dist) == 999_901
+    assert dist.probabilities.sum() == pytest.approx(1.0, abs=1e-12)
 
 
 def _convolution_powers(count: int, faces: int) -> np.ndarray:
@@ -124,8 +124,8 @@ def test_large_dice_use_the_stated_fallback_and_agree_with_integer_convolution()
     # 40d30 forced through the FFT fallback (used beyond dice._DIRECT_WORK) against exact ints
     expected = _convolution_powers(40, 30)
     got = dice.parse("40d30")._fft_distribution()
-    assert got.index[0] == 40 and got.index[-1] == 1200
-    np.testing.assert_allclose(got.to_numpy(), expected, rtol=0, atol=1e-15)
+    assert got.totals[0] == 40 and got.totals[-1] == 1200
+    np.testing.assert_allclose(got.probabilities, expected, rtol=0, atol=1e-15)
 
 
 def test_sampling_many_dice_is_chunked_without_changing_the_draws():

@@ -82,14 +82,12 @@ def test_sampler_matches_distribution(expr):
     n = 200_000
     draws = dice.sample(expr, n, seed=7)
     exact = dice.distribution(expr)
-    assert draws.min() >= exact.index.min() and draws.max() <= exact.index.max()
+    assert draws.min() >= exact.totals[0] and draws.max() <= exact.totals[-1]
     # mean within 5 standard errors of the exact mean
-    mean = (exact.index * exact).sum()
-    sd = np.sqrt(((exact.index - mean) ** 2 * exact).sum())
-    assert abs(draws.mean() - mean) < 5 * sd / np.sqrt(n)
+    assert abs(draws.mean() - exact.mean) < 5 * exact.sd / np.sqrt(n)
     # every frequency within 5 standard errors
     values, counts = np.unique(draws, return_counts=True)
-    p = exact.reindex(values).to_numpy()
+    p = np.array([exact[v] for v in values])  # a total the dice cannot roll: KeyError
     assert np.all(np.abs(counts / n - p) < 5 * np.sqrt(p * (1 - p) / n) + 1e-12)
 
 
@@ -114,3 +112,131 @@ def test_malformed_expressions_name_the_bad_part(bad, part):
         dice.parse(bad)
     assert part in str(info.value)
     assert "\n" not in str(info.value)
+
+
+# --- the Distribution a distribution() returns, against brute force ---------------------
+def enumerate_kept(count, faces, keep=None):
+    """Exact distribution of ``count`` dice of ``faces`` faces, keeping ``keep = ("h" or
+    "l", k)`` of them (all without), by listing every ordered roll (itertools.product)."""
+    counts = Counter()
+    for roll in itertools.product(range(1, faces + 1), repeat=count):
+        kept = sorted(roll)
+        if keep is not None:
+            kept = kept[-keep[1]:] if keep[0] == "h" else kept[:keep[1]]
+        counts[sum(kept)] += 1
+    return {v: Fraction(c, faces ** count) for v, c in sorted(counts.items())}
+
+
+BRUTE = {"3d6": (3, 6, None), "4d6kh3": (4, 6, ("h", 3)), "2d20kl1": (2, 20, ("l", 1))}
+
+
+@pytest.mark.parametrize("expr", BRUTE)
+def test_distribution_reads_as_the_enumerated_rolls(expr):
+    exact = enumerate_kept(*BRUTE[expr])
+    d = dice.distribution(expr)
+    assert isinstance(d, dice.Distribution) and d.expression == expr
+    assert d.totals.dtype == np.int64 and d.probabilities.dtype == np.float64
+    assert d.totals.tolist() == list(exact) == list(d) == d.keys()
+    assert len(d) == len(exact)
+    for v, p in exact.items():
+        assert d[v] == pytest.approx(float(p), abs=1e-15) and type(d[v]) is float
+        assert v in d and d.get(v) == d[v]
+    assert [v for v, _ in d.items()] == list(exact) and dict(d) == d.to_dict()
+    assert np.array_equal(np.asarray(d), d.probabilities)
+    assert d.index is d.totals and d.values is d.probabilities  # the Series' names
+    low, high = min(exact), max(exact)
+    for outside in (low - 1, high + 1, 7.5, "7", None, True):
+        assert outside not in d and d.get(outside, 0.0) == 0.0
+        with pytest.raises(KeyError):
+            d[outside]
+    assert d[float(low)] == d[np.int64(low)] == d[low]
+    # mean and sd from the exact fractions
+    mean = sum(v * p for v, p in exact.items())
+    var = sum((v - mean) ** 2 * p for v, p in exact.items())
+    assert d.mean == pytest.approx(float(mean), rel=1e-13)
+    assert d.sd == pytest.approx(math.sqrt(var), rel=1e-12)
+    # P(total >= x) and P(total <= x) at and around every total, one by one and as an array
+    xs = list(range(low - 2, high + 3))
+    least = [float(sum(p for v, p in exact.items() if v >= x)) for x in xs]
+    most = [float(sum(p for v, p in exact.items() if v <= x)) for x in xs]
+    for x, a, b in zip(xs, least, most):
+        assert d.at_least(x) == pytest.approx(a, abs=1e-14)
+        assert d.at_most(x) == pytest.approx(b, abs=1e-14)
+    np.testing.assert_allclose(d.at_least(xs), least, rtol=0, atol=1e-14)
+    np.testing.assert_allclose(d.at_most(np.array(xs) + 0.5), most, rtol=0, atol=1e-14)
+    assert d.at_least(low - 1) == pytest.approx(1.0, abs=1e-15) and d.at_least(high + 1) == 0.0
+    assert d.at_most(high + 1) == pytest.approx(1.0, abs=1e-15) and d.at_most(low - 1) == 0.0
+
+
+@pytest.mark.parametrize("expr", BRUTE)
+def test_to_series_is_the_series_distribution_returned(expr):
+    import pandas as pd
+
+    exact = enumerate_kept(*BRUTE[expr])
+    built = pd.Series([float(p) for p in exact.values()],
+                      index=pd.Index(list(exact), dtype="int64", name="value"), name="probability")
+    series = dice.distribution(expr).to_series()
+    pd.testing.assert_series_equal(series, built, check_exact=False, rtol=0, atol=1e-15)
+    first = series.iloc[0]
+    series.iloc[0] = 0.5  # a copy: the cached distribution does not change
+    assert dice.distribution(expr).to_series().iloc[0] == first == dice.distribution(expr)[
+        int(built.index[0])]
+
+
+def test_a_distribution_cannot_be_changed_nor_corrupt_the_cache():
+    d = dice.distribution("3d6")
+    with pytest.raises(ValueError, match="read-only"):
+        d.probabilities[0] = 1.0
+    with pytest.raises(ValueError, match="read-only"):
+        np.asarray(d)[0] = 1.0
+    with pytest.raises(AttributeError, match="immutable"):
+        d.totals = np.arange(3)
+    copied = np.array(d)
+    copied[0] = 1.0
+    assert dice.distribution("3d6")[3] == 1 / 216 and dice.distribution("3d6") is d
+
+
+def test_totals_with_gaps_read_as_impossible():
+    # 1d6!: a 6 is always rolled again, so 6 and 12 are not possible totals
+    d = dice.distribution("1d6!")
+    assert 6 not in d and 12 not in d and d.get(6, 0.0) == 0.0
+    assert d[7] == pytest.approx(1 / 36) and d.at_least(6) == d.at_least(7)
+    with pytest.raises(KeyError, match=r"6 is not a possible total of 1d6! \(totals 1 to 126\)"):
+        d[6]
+
+
+def test_equal_hashable_and_pickled_like_a_value():
+    import pickle
+
+    a, b = dice.distribution("4d6dl1"), dice.distribution("4d6kh3")
+    assert a == b and hash(a) == hash(b) and a.expression != b.expression
+    assert a != dice.distribution("3d6") and a != a.to_dict()
+    assert pickle.loads(pickle.dumps(a)) == a
+    made = dice.Distribution([1, 3], [0.25, 0.75], "mine")
+    assert made[3] == 0.75 and made.mean == 2.5 and made.sd == pytest.approx(math.sqrt(0.75))
+
+
+@pytest.mark.parametrize("totals, probs, part", [
+    ([1, 2], [1.0], "same length"), ([], [], "non-empty"), ([2, 1], [0.5, 0.5], "increasing"),
+    ([1, 1], [0.5, 0.5], "increasing"), ([1.5, 2], [0.5, 0.5], "totals must be integers"),
+    ([1, 2], [0.5, 0.6], "sum to 1"), ([1, 2], [-0.5, 1.5], "probabilities must be numbers"),
+    ([1, 2], ["a", "b"], "probabilities"), ([[1, 2]], [[0.5, 0.5]], "1-D"),
+])
+def test_a_bad_distribution_is_refused_in_one_line(totals, probs, part):
+    with pytest.raises(ValueError, match=part) as info:
+        dice.Distribution(totals, probs)
+    assert "\n" not in str(info.value)
+
+
+def test_repr_and_html_show_a_small_table():
+    d = dice.distribution("3d6")
+    text = repr(d)
+    assert text.splitlines()[0] == ("Distribution of 3d6: 16 totals from 3 to 18, "
+                                    "mean 10.5000, sd 2.9580")
+    assert text.splitlines()[1].split() == ["total", "probability"]
+    assert text.splitlines()[9].split() == ["10", "0.125"] and len(text.splitlines()) == 18
+    html = d._repr_html_()
+    assert html.count("<tr>") == 17 and "<td>10</td><td>0.125</td>" in html
+    long = dice.distribution("1d100")
+    assert len(repr(long).splitlines()) == 2 + long.SHOWN + 1 and "..." in repr(long)
+    assert "&lt;" in dice.Distribution([1], [1.0], "<b>")._repr_html_()

@@ -299,7 +299,7 @@ def test_many_damage_dice_keep_their_distribution(crits):
     pc = fighter("PC", 1000, attack=0 if crits else 50, damage="3d12", init=15, rules=rules)
     foe = fighter("Foe", hp, attack=0, bonus=1, init=5, defence=30 if crits else 10, rules=rules)
     dist = bl.dice.distribution("6d12" if crits else "3d12")
-    p = float(dist[dist.index >= hp].sum()) * ((1 / 20) if crits else 1.0)
+    p = dist.at_least(hp) * ((1 / 20) if crits else 1.0)
     trials = 100_000
     res = run(fight_spec([foe], [pc], max_rounds=1, rules=rules), trials, 13)
     within(int(res["party_wins"]), trials, p)

@@ -67,7 +67,7 @@ def test_outcome_table_from_enumerated_faces_is_the_dice_distribution():
     table = bl.dice.outcome_table(counts, np.arange(2, 13))
     assert table.name == "probability" and table.index.name == "value"
     assert table.tolist() == [c / 36 for c in counts]
-    assert table.equals(bl.dice.distribution("2d6"))
+    assert table.equals(bl.dice.distribution("2d6").to_series())
 
 
 

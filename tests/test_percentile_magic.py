@@ -112,6 +112,10 @@ def test_best_source_distribution_against_enumeration():
     assert dict(d["probability"]) == pytest.approx(ref)
     # the self source gives exactly 4 when both rolls are <= 4 (goat, bull strictly below)
     assert d.loc[4, "self"] == pytest.approx(4 / 6 * 6 / 36)
+    # a dice distribution is a source as its expression is
+    given = P.best_source_distribution({"self": 4, "goat": "medium",
+                                        "bull": bl.dice.distribution("2d6")})
+    assert given.equals(d)
 
 
 def test_sacrifice_by_size():

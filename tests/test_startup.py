@@ -46,10 +46,13 @@ for name, argv in {"death": ["death", "--seconds", "40", "--negative-hp", "6", "
 three = bl.dice.parse("3d6")
 mean, low, high = three.mean, three.min, three.max
 note("dice.parse")
-dist = bl.dice.distribution("3d6")  # a pandas Series: the caller asked for one
+dist = bl.dice.distribution("3d6")  # numpy inside: no pandas
+ten, tail = dist[10], dist.at_least(15)
 note("dice.distribution")
+series = dist.to_series()  # a pandas Series: the caller asked for one
+note("to_series")
 print(json.dumps({"seen": seen, "p": float(p), "out": out,
-                  "three": [mean, low, high, float(dist.loc[10])]}))
+                  "three": [mean, low, high, ten, float(series.loc[10]), tail]}))
 """ % (HEAVY,)
 
 
@@ -61,14 +64,14 @@ def fresh() -> dict:
 
 
 @pytest.mark.parametrize("step", ["import balance", "death_probability", "death", "tiers",
-                                  "dice.parse"])
+                                  "dice.parse", "dice.distribution"])
 def test_quick_answers_import_no_pandas_scipy_matplotlib(fresh, step):
     assert fresh["seen"][step] == []
 
 
-def test_a_distribution_imports_pandas_only(fresh):
-    # distribution() returns a pandas Series; it needs no scipy (no FFT for 3d6) nor plots
-    assert fresh["seen"]["dice.distribution"] == ["pandas"]
+def test_a_series_imports_pandas_only(fresh):
+    # to_series() imports pandas; it needs no scipy (no FFT for 3d6) nor plots
+    assert fresh["seen"]["to_series"] == ["pandas"]
 
 
 def test_the_quick_answers_are_right(fresh):
@@ -87,9 +90,11 @@ def test_the_quick_answers_are_right(fresh):
     assert [(r["tier"], r["probability"]) for r in rows] == [
         ("fumble", 0.02), ("failure", 0.33), ("success", 0.58), ("critical", 0.07)]
     assert {(r["skill"], r["grade"]) for r in rows} == {(65, "Standard")}
-    # 3d6: mean 10.5, 3 to 18, P(10) = 27 / 216 by enumeration
-    ways = sum(a + b + c == 10 for a in range(1, 7) for b in range(1, 7) for c in range(1, 7))
-    assert fresh["three"] == [10.5, 3, 18, pytest.approx(ways / 216)]
+    # 3d6: mean 10.5, 3 to 18, P(10) = 27 / 216 and P(15 or more) = 20 / 216 by enumeration
+    rolls = [a + b + c for a in range(1, 7) for b in range(1, 7) for c in range(1, 7)]
+    ten, tail = rolls.count(10) / 216, sum(r >= 15 for r in rolls) / 216
+    assert fresh["three"] == [10.5, 3, 18, pytest.approx(ten), pytest.approx(ten),
+                              pytest.approx(tail)]
 
 
 def _printed(frame, fmt: str, **kw) -> str:

@@ -11,7 +11,6 @@ An expression may start with ``-`` (``balance dice -1d6+4``). Registered by :mod
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import re
 from pathlib import Path
@@ -75,10 +74,10 @@ def dice_table(expr: str, trials: int | None = None, seed: int = DEFAULT_SEED):
     parsed = dice.parse(expr)
     header: dict = {"dice": str(parsed)}
     if trials is None:
-        dist = parsed.distribution()
-        dist = dist[dist > 0]  # totals whose probability reads 0 (below 1e-300, or FFT noise)
-        values, probs = dist.index.to_numpy(), dist.to_numpy()
-        frame = pd.DataFrame({"value": values, "probability": probs})
+        exact = parsed.distribution()
+        shown = exact.probabilities > 0  # totals that read 0 (below 1e-300, or FFT noise)
+        dist = dice.Distribution(exact.totals[shown], exact.probabilities[shown], str(parsed))
+        frame = pd.DataFrame({"value": dist.totals, "probability": dist.probabilities})
     else:
         from ..budgets import check_sample
         from ..montecarlo.intervals import wilson
@@ -86,16 +85,14 @@ def dice_table(expr: str, trials: int | None = None, seed: int = DEFAULT_SEED):
         check_sample(trials)
         draws = parsed.sample(trials, seed)
         values, counts = np.unique(draws, return_counts=True)
-        probs = counts / trials
+        dist = dice.Distribution(values, counts / trials, str(parsed))  # the frequencies
         low, high = wilson(counts, trials)
-        frame = pd.DataFrame({"value": values, "probability": probs, "ci_low": low,
-                              "ci_high": high, "count": counts})
+        frame = pd.DataFrame({"value": values, "probability": dist.probabilities,
+                              "ci_low": low, "ci_high": high, "count": counts})
         header.update(seed=seed, trials=trials)
-    frame.insert(2, "at_least", np.cumsum(probs[::-1])[::-1].clip(0.0, 1.0))
-    frame.insert(3, "at_most", np.cumsum(probs).clip(0.0, 1.0))
-    mean = float(np.dot(values, probs))
-    sd = math.sqrt(float(np.dot((values - mean) ** 2, probs)))  # centred: no cancellation
-    header.update(mean=_number(mean), sd=_number(sd), min=parsed.min, max=parsed.max)
+    frame.insert(2, "at_least", dist.at_least(dist.totals))
+    frame.insert(3, "at_most", dist.at_most(dist.totals))
+    header.update(mean=_number(dist.mean), sd=_number(dist.sd), min=parsed.min, max=parsed.max)
     if parsed.truncated_mass:
         header["truncated_mass"] = parsed.truncated_mass
     return frame, header

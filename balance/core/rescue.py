@@ -223,9 +223,9 @@ def exact_outcomes(p: RescuePlan, *, rules: Rules | None = None) -> np.ndarray:
     rules = resolve(rules)
     inj = rules["injuries"]
     arr, npv = p.arrival.distribution(), p.negative_hp.distribution()
-    seconds = arr.index.to_numpy(np.int64) + p.charge_seconds
+    seconds = arr.totals + p.charge_seconds
     auto = seconds >= inj["automatic_death_seconds"]
-    weight = arr.to_numpy()
+    weight = arr.probabilities
     rows = len(inj["table"])
     out = np.zeros((len(p.wounds), rows + 2))
     out[:, -1] = weight[auto].sum()
@@ -239,14 +239,14 @@ def exact_outcomes(p: RescuePlan, *, rules: Rules | None = None) -> np.ndarray:
     return out
 
 
-def _modifier_pmf(shift: np.ndarray, weight: np.ndarray, npv: pd.Series, factor: int,
+def _modifier_pmf(shift: np.ndarray, weight: np.ndarray, npv: dice.Distribution, factor: int,
                   threshold: int) -> np.ndarray:
     """Probabilities of the roll modifier ``k = factor x (shift + negative_hp)`` over
     ``k = 0 .. threshold``, every ``k >= threshold`` (certain death) lumped in the last."""
     cut = -(-threshold // factor)  # s >= cut gives k >= threshold
     a = np.bincount(np.minimum(shift, cut), weights=weight, minlength=cut + 1)[:cut]
-    values = npv.index.to_numpy(np.int64)
-    b = np.bincount(np.minimum(values, cut), weights=npv.to_numpy(), minlength=cut + 1)[:cut]
+    b = np.bincount(np.minimum(npv.totals, cut), weights=npv.probabilities,
+                    minlength=cut + 1)[:cut]
     s_pmf = dice.convolve(a, b)[:cut]
     k_pmf = np.zeros(threshold + 1)
     k_pmf[np.arange(cut) * factor] = s_pmf
@@ -269,7 +269,7 @@ def _death_by_arrival(times: np.ndarray, p: RescuePlan, w: int, rules: Rules) ->
     if not rolled.any():
         return out
     npv = p.negative_hp.distribution()
-    b = np.bincount(np.minimum(npv.index.to_numpy(np.int64), cut), weights=npv.to_numpy(),
+    b = np.bincount(np.minimum(npv.totals, cut), weights=npv.probabilities,
                     minlength=cut + 1)  # b[cut]: every total of cut or more
     e = injuries.death_on_roll(factor * np.minimum(np.arange(2 * cut + 1), cut), rules)
     g = dice.convolve(e, b[::-1])  # g[x + cut] = sum_v b[v] e[x + v]

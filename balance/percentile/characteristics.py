@@ -276,9 +276,9 @@ def human_distribution(attribute: str, rules: RulesLike = None) -> pd.Series:
         from ..errors import check_choice
         check_choice("attribute", attribute, accepted)
     if attribute in names:
-        return dice.distribution(sec["humans"][attribute])
+        return dice.distribution(sec["humans"][attribute]).to_series()
     spec = _spec(attribute, rules)
-    dist = dice.distribution(_sum_expression(spec["inputs"], rules))
+    dist = dice.distribution(_sum_expression(spec["inputs"], rules)).to_series()
     x = dist.index.to_numpy()
     if attribute == "damage_modifier":
         pos = _dm_position(x, rules)

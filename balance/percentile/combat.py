@@ -40,8 +40,8 @@ def initiative(dex_int: int, armour_enc: int = 0, *, surprised: bool = False,
     shift = bonus - ceil_div(enc, combat["armour_enc_divisor"]) + \
         (combat["surprise"] if surprised else 0)
     dist = dice.distribution(combat["initiative_roll"])
-    return pd.Series(dist.to_numpy(), index=pd.Index(dist.index + shift, name="initiative"),
-                     name="probability")
+    return pd.Series(dist.probabilities.copy(),
+                     index=pd.Index(dist.totals + shift, name="initiative"), name="probability")
 
 
 def parry_blocked(damage, attack_size: object, parry_size: object,

@@ -28,10 +28,11 @@ def hit_locations(mounted: bool = False, rules: RulesLike = None) -> pd.DataFram
         raise ValueError(f"mounted must be True or False, got {mounted!r}")
     sec = section(resolve(rules))["hit_locations"]
     dist = dice.distribution(sec["mounted_roll"] if mounted else sec["roll"])
+    totals, probs = dist.totals, dist.probabilities
     rows = []
     for row in sec["table"]:
-        high = row.get("high", int(dist.index.max()))
-        p = float(dist[(dist.index >= row["low"]) & (dist.index <= high)].sum())
+        high = row.get("high", int(totals[-1]))
+        p = float(probs[(totals >= row["low"]) & (totals <= high)].sum())
         rows.append((row["key"], row["en"], row.get("fr", row["en"]), row["low"], high,
                      row["vital"], p))
     return pd.DataFrame(rows, columns=["location", "en", "fr", "low", "high", "vital",

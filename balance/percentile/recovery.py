@@ -56,12 +56,14 @@ def sacrifice_source(size: str, rules: RulesLike = None) -> pd.Series:
     """
     rows = section(rules)["magic"]["sacrifice"]["table"]
     _, row = find_row(rows, size, "size", keys=("key", "en", "fr"))
-    return dice.distribution(row["dice"]).rename_axis("magic_points")
+    return dice.distribution(row["dice"]).to_series().rename_axis("magic_points")
 
 
 def _as_distribution(name: str, value: object, rules) -> pd.Series:
     if isinstance(value, pd.Series):
         return value
+    if isinstance(value, dice.Distribution):
+        return value.to_series()
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         v = check_integer(f"sources[{name!r}]", value, min=0)
         return pd.Series([1.0], index=pd.Index([v], name="magic_points"))
@@ -70,7 +72,7 @@ def _as_distribution(name: str, value: object, rules) -> pd.Series:
         if any(value.lower() in (r["key"], r["en"].lower(), r["fr"].lower()) for r in rows):
             return sacrifice_source(value, rules)
         try:
-            return dice.distribution(value)
+            return dice.distribution(value).to_series()
         except ValueError:
             raise ValueError(f"sources[{name!r}] must be magic points (int), a dice "
                              f"expression, a sacrifice size or a distribution, got "
@@ -88,8 +90,9 @@ def best_source_distribution(sources: Mapping[str, object],
     Parameters
     ----------
     sources : mapping name -> source
-        An int (fixed magic points), a dice expression, a sacrifice size, or a Series
-        (a distribution over magic points); at most 100 sources.
+        An int (fixed magic points), a dice expression, a sacrifice size, or a
+        distribution over magic points (a Series, or a :class:`balance.dice.Distribution`);
+        at most 100 sources.
 
     Returns
     -------
