@@ -178,3 +178,16 @@ def test_rules_export_import_refuse_a_missing_folder_before_any_work(tmp_path, a
     line = one_error("rules", *argv, target)
     assert line == f"balance: error: {argv[-1]} {target}: the folder {target.parent} does " \
                    "not exist", line
+
+
+# --- --lang names everything a command prints from the rules --------------------------------
+def test_treat_names_the_levels_in_the_chosen_language():
+    code, out, err = in_process("treat", "--cunning", "12", "--injury", "Broken", "--lang", "fr",
+                                "--format", "csv")
+    assert code == 0, err
+    assert [line.split(",")[2] for line in out.splitlines()[1:]] == ["léger", "complet"], out
+    code, out, err = in_process("treat", "--cunning", "12", "--injury", "Broken", "--level",
+                                "COMPLET", "--format", "csv")
+    assert code == 0 and out.splitlines()[1].split(",")[2] == "full", (out, err)
+    line = one_error("treat", "--cunning", "12", "--injury", "Broken", "--level", "heavy")
+    assert line.startswith("balance: error: unknown --level 'heavy'"), line

@@ -9,6 +9,7 @@ import argparse
 import itertools
 import sys
 import warnings
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -118,11 +119,15 @@ def _treat(args) -> int:
     rules = load(args.rules)
     _, row = find_row(rules.get("injuries.table"), args.injury, "--injury")
     name = row.get(args.lang) or row["en"]
+    levels = {key: value for key, value in rules.get("treatment").items()
+              if isinstance(value, Mapping) and "bonus" in value}  # by section key
     rows = []
     for level in args.level:
+        shown = levels.get(level) or find_row(list(levels.values()), level, "--level")[1]
         p = treatment.treatment_chance(args.cunning, args.injury, level, rules=rules)
         minutes = treatment.expected_cure_minutes(args.cunning, args.injury, level, rules=rules)
-        rows.append({"cunning": args.cunning, "injury": name, "level": level,
+        rows.append({"cunning": args.cunning, "injury": name,
+                     "level": shown.get(args.lang) or shown["en"],
                      "chance": p, "expected_minutes": minutes,
                      "expected_hours": minutes / 60})
     import pandas as pd
@@ -309,7 +314,7 @@ def register(sub) -> None:
     p.add_argument("--injury", required=True, help="injury name, English or French")
     p.add_argument("--level", nargs="+", default=["light", "full"],
                    help="light and/or full (default both)")
-    add_lang(p, "language of the injury name")
+    add_lang(p, "language of the injury and level names")
 
     p = _parser(sub, "rescue",
                 "simulate dying and rescue (core rules, critical injuries, treatment, time)",
