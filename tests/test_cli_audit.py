@@ -191,3 +191,19 @@ def test_treat_names_the_levels_in_the_chosen_language():
     assert code == 0 and out.splitlines()[1].split(",")[2] == "full", (out, err)
     line = one_error("treat", "--cunning", "12", "--injury", "Broken", "--level", "heavy")
     assert line.startswith("balance: error: unknown --level 'heavy'"), line
+
+
+def test_tiers_header_names_the_grade_computed_in_the_chosen_language():
+    """A variant's default grade is the one named (it was always 'Standard')."""
+    from balance.percentile import rolls
+
+    hard = rolls.tier_probabilities(65, "Hard")
+    code, out, err = in_process("tiers", "65", "--set", 'percentile.grades.default="Hard"',
+                                "--format", "json")
+    rows = json.loads(out)
+    assert code == 0 and {r["grade"] for r in rows} == {"Hard"}, (out, err)
+    assert [r["probability"] for r in rows] == pytest.approx(list(hard))
+    code, out, err = in_process("tiers", "65", "--grade", "très FACILE")
+    assert code == 0 and out.splitlines()[0] == "skill 65, grade Very Easy", (out, err)
+    code, out, err = in_process("tiers", "65", "--grade", "Very Easy", "--lang", "fr")
+    assert code == 0 and out.splitlines()[0] == "skill 65, grade Très facile", (out, err)

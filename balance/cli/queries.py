@@ -228,12 +228,15 @@ def _charisma(args) -> int:
 
 # --- percentile rules -------------------------------------------------------------------
 def _tiers(args) -> int:
+    from ..names import find_row, label
     from ..percentile import rolls
 
     rules = load(args.rules)
     p = rolls.tier_probabilities(args.skill, args.grade, rules=rules)  # no pandas: a fast start
+    grades = rules.get("percentile.grades")  # the grade computed (checked by the line above)
+    grade = find_row(grades["table"], args.grade or grades["default"], "--grade")[1]
     emit({"tier": [_tier_name(t, args.lang, rules) for t in rolls.TIERS], "probability": p},
-         args.format, header={"skill": args.skill, "grade": args.grade or "Standard"})
+         args.format, header={"skill": args.skill, "grade": label(grade, args.lang)})
     return 0
 
 
