@@ -207,3 +207,15 @@ def test_tiers_header_names_the_grade_computed_in_the_chosen_language():
     assert code == 0 and out.splitlines()[0] == "skill 65, grade Very Easy", (out, err)
     code, out, err = in_process("tiers", "65", "--grade", "Very Easy", "--lang", "fr")
     assert code == 0 and out.splitlines()[0] == "skill 65, grade Très facile", (out, err)
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["x:15"], "argument HOURS:SCORE: 'x:15': hours must be a whole number, got 'x'"),
+    (["8:15", "8:superb"], "argument HOURS:SCORE: '8:superb': unknown quality 'superb'"),
+    (["8:15", "--", "-1:15"], "argument HOURS:SCORE: '-1:15': hours must be an integer "
+                              "between 0 and"),
+])
+def test_rest_names_the_segment_as_typed(argv, message):
+    line = one_error("rest", *argv)
+    assert line.startswith(f"balance: error: {message}"), line
+    assert "segments[" not in line, line

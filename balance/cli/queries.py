@@ -160,19 +160,33 @@ def _segment(text: str) -> tuple[str, str]:
 def _rest(args) -> int:
     from ..core import rest
 
+    import re
+
+    def refused(i: int, message: str) -> ValueError:  # the segment as the user typed it
+        return ValueError(f"argument HOURS:SCORE: {':'.join(args.segments[i])!r}: {message}")
+
     rules = load(args.rules)
     segments = []
     for i, (hours, score) in enumerate(args.segments):
         try:
             h = int(hours)
         except ValueError:
-            raise ValueError(f"segments[{i}] hours must be a whole number, got {hours!r}") from None
+            raise refused(i, f"hours must be a whole number, got {hours!r}") from None
         try:
             s = int(score)
         except ValueError:
-            s = rest.quick_score(score, rules=rules)
+            try:
+                s = rest.quick_score(score, rules=rules)
+            except ValueError as exc:
+                raise refused(i, str(exc)) from None
         segments.append((h, s))
-    frame = rest.rest_log(segments, hp=args.hp, max_hp=args.max_hp, rules=rules)
+    try:
+        frame = rest.rest_log(segments, hp=args.hp, max_hp=args.max_hp, rules=rules)
+    except ValueError as exc:  # the library counts segments from 0: segments[1] hours ...
+        found = re.match(r"segments\[(\d+)\] (.*)", str(exc))
+        if found is None:
+            raise
+        raise refused(int(found[1]), found[2]) from None
     total = int(frame["regeneration"].sum())
     emit(frame, args.format, title=f"regeneration: {total}", header={"total": total})
     return 0
