@@ -101,10 +101,18 @@ def test_automatic_death_slider_moves_the_wall_and_the_seconds():
 
 
 def _pixels(explorer):
+    """The picture the widget shows."""
     from PIL import Image
     import io
 
     return np.asarray(Image.open(io.BytesIO(explorer.image.value)))
+
+
+def _drawn_whole(explorer):
+    """The explorer's figure drawn whole by matplotlib, as it is now (no saved background)."""
+    canvas = explorer.figure.canvas
+    canvas.draw()
+    return np.asarray(canvas.buffer_rgba())
 
 
 # each step: (control, value); the state after all of them is rebuilt in a fresh explorer
@@ -123,8 +131,9 @@ def _control(explorer, name):
 
 def test_redraws_in_place_show_what_a_fresh_explorer_draws():
     """Issue 14: most changes redraw only the curves, bands, labels and title over a saved
-    background. After each step the figure's data matches the enumeration, and the picture
-    is pixel for pixel the one a new explorer draws for the same rules and state."""
+    background. After each step the figure's data matches the enumeration and the picture is
+    the one matplotlib draws for the whole figure; at the end it is pixel for pixel the one a
+    new explorer draws for the same rules and state."""
     e = bl.explore.injuries()
     backgrounds = []
     e._draw_background = lambda draw=e._draw_background: (backgrounds.append(1), draw())
@@ -155,6 +164,7 @@ def test_redraws_in_place_show_what_a_fresh_explorer_draws():
         assert f"({-hp} HP, {n} wound" in e.axes[1].get_title(loc="left")
         legend = [t.get_text() for t in e.axes[0].get_legend().get_texts()]
         assert legend == [f"{w} wound{'s' if w != 1 else ''}, {-hp} HP" for w in e.curve_wounds]
+        np.testing.assert_array_equal(_pixels(e), _drawn_whole(e))
     assert backgrounds == []  # the frame never changed: no step drew the whole figure
     fresh = bl.explore.injuries()
     rule_sliders = [k for k in ("death_threshold", "automatic_death_seconds") if k in final]
@@ -199,6 +209,37 @@ def test_bad_edit_shows_one_line_and_keeps_the_last_valid_rules():
     e.cells[3]["low"].value = 31         # the cell fixed: valid again, the slider's 150 is not kept
     assert e.error is None and e.rules["injuries"]["death_threshold"] == 190
     assert e.death_threshold.value == 190  # the slider shows the rules again
+
+
+@pytest.mark.parametrize("make, steps", [
+    (bl.explore.negotiation, [("psychology", 9), ("full_divisor", 3), ("psychology", 15),
+                              ("partial_divisor", 4), ("psychology", 12)]),
+    (lambda: bl.explore.treatment(), [("cunning", 8), ("cunning", 15), ("cunning", 3)]),
+], ids=["negotiation", "treatment"])
+def test_the_other_exact_explorers_redraw_what_a_fresh_one_draws(make, steps):
+    """Over a saved background too: each step shows what matplotlib draws for the figure;
+    after the steps, pixel for pixel a new explorer's figure."""
+    e = make()
+    for name, value in steps:
+        getattr(e, name).value = value
+        assert e.error is None
+        np.testing.assert_array_equal(_pixels(e), _drawn_whole(e))
+    fresh = make()
+    for name in dict(steps):
+        getattr(fresh, name).value = getattr(e, name).value
+    assert fresh.rules == e.rules
+    np.testing.assert_array_equal(_pixels(e), _pixels(fresh))
+
+
+def test_a_treatment_bonus_redraws_what_a_fresh_explorer_draws():
+    e = bl.explore.treatment()
+    e.bonus["light"].value = 4
+    e.cunning.value = 14
+    e.bonus["light"].value = -3
+    np.testing.assert_array_equal(_pixels(e), _drawn_whole(e))
+    fresh = bl.explore.treatment()
+    fresh.bonus["light"].value, fresh.cunning.value = -3, 14
+    np.testing.assert_array_equal(_pixels(e), _pixels(fresh))
 
 
 def test_save_round_trips_and_holds_only_what_changed(tmp_path):

@@ -45,16 +45,46 @@ def _texts(tree: Any) -> Iterator[str]:
         yield tree
 
 
-def _grid_lines(ax: Any) -> list[tuple[Any, Any, Any]]:
-    """The grid lines of ``ax`` inside its view (those a draw of the axes shows), each as
-    ``(ax, its axis, line)``."""
+def _drawn(ax: Any) -> list[Any]:
+    """What a draw put on ``ax``: lines, filled areas, texts, patches, images, its legend."""
+    legend = ax.get_legend()
+    return [*ax.lines, *ax.collections, *ax.texts, *ax.patches, *ax.images, *ax.artists,
+            *([legend] if legend is not None else [])]
+
+
+_TICK_LINES = ("gridline", "tick1line", "tick2line")  # the order a tick draws them in
+
+
+def _tick_lines(ax: Any) -> list[tuple[Any, Any, Any]]:
+    """The grid lines and tick marks of ``ax`` inside its view (what a draw of its axes
+    shows besides the labels), each as ``(ax, its axis, line)``, in drawing order."""
     lines = []
-    for axis, lo_hi, coord in ((ax.xaxis, ax.get_xlim(), 0), (ax.yaxis, ax.get_ylim(), 1)):
+    for axis, lo_hi in ((ax.xaxis, ax.get_xlim()), (ax.yaxis, ax.get_ylim())):
         lo, hi = sorted(lo_hi)
         slack = 1e-9 * max(1.0, hi - lo)
-        lines += [(ax, axis, line) for line in axis.get_gridlines() if line.get_visible()
-                  and lo - slack <= line.get_data()[coord][0] <= hi + slack]
+        for tick in axis.get_major_ticks():
+            if lo - slack <= tick.get_loc() <= hi + slack:
+                lines += [(ax, axis, line) for line in (getattr(tick, name) for name in
+                                                        _TICK_LINES) if line.get_visible()]
     return lines
+
+
+def _hide_tick_lines(ax: Any) -> list[tuple[Any, str, bool]]:
+    """Hide the grid lines and tick marks of ``ax`` (filled areas drawn over the background
+    would cover them); returns how to show them again (:func:`_show_tick_lines`)."""
+    shown = [(axis, name, getattr(axis.get_major_ticks()[0], name).get_visible())
+             for axis in (ax.xaxis, ax.yaxis) for name in _TICK_LINES]
+    for axis, name, _ in shown:
+        for tick in axis.get_major_ticks():
+            getattr(tick, name).set_visible(False)
+    return shown
+
+
+def _show_tick_lines(shown: list[tuple[Any, str, bool]]) -> None:
+    """Show them as before (ticks made during the draw copied the first tick's lines)."""
+    for axis, name, visible in shown:
+        for tick in axis.get_major_ticks():
+            getattr(tick, name).set_visible(visible)
 
 
 def _in_draw_order(items: list[tuple[Any, Any, Any]]) -> list[tuple[Any, Any]]:
@@ -107,10 +137,11 @@ class Explorer(widgets.VBox):
         self.timings: dict[str, float] = {}
         self._printable_key: tuple[str, str] | None = None
         self._needs_printable = False
-        #: artists :meth:`move` redraws alone (set by :meth:`draw`), axes whose grid is drawn
-        #: over them, what is drawn over the background (in order) and the last background
+        #: artists :meth:`move` redraws alone (set by :meth:`draw`), axes whose grid lines and
+        #: tick marks are drawn over them, what is drawn over the background (in order) and
+        #: the last background
         self.moving: list[Any] = []
-        self.grid_over: list[Any] = []
+        self.ticks_over: list[Any] = []
         self._over: list[Any] = []
         self._background: Any = None
         self._background_key: tuple | None = None
@@ -181,11 +212,21 @@ class Explorer(widgets.VBox):
     def draw(self) -> None:  # pragma: no cover - each explorer draws its own figure
         raise NotImplementedError
 
+    #: whether every change is drawn over a saved background (then :meth:`draw` must set
+    #: the same kinds of axes each time, and :attr:`moving` also gets everything drawn)
+    over_background = False
+
     def clear_axes(self) -> None:
-        """Empty the axes before :meth:`draw` (``Axes.clear``; an explorer whose figure keeps
-        its kind of axes may only remove what it drew, which is faster)."""
+        """Empty the axes before :meth:`draw`: ``Axes.clear``, or, over a background, only
+        remove what was drawn (keeping the ticks: re-creating them costs about 40 ms)."""
         for ax in self.axes:
-            ax.clear()
+            if not self.over_background:
+                ax.clear()
+                continue
+            for artist in _drawn(ax):
+                artist.remove()
+            ax.relim()  # the data limits of what is drawn next, not of what was removed
+            ax.set_autoscale_on(True)
 
     def update(self) -> bool:
         """Change the data of the drawn artists in place when the figure keeps its layout
@@ -201,8 +242,12 @@ class Explorer(widgets.VBox):
             in_place = self._background is not None and self.update()
             if not in_place:
                 self.clear_axes()
-                self.moving, self.grid_over = [], []
+                self.moving, self.ticks_over = [], []
                 self.draw()
+                if self.over_background:
+                    extra = [artist for ax in self.axes for artist in
+                             [*_drawn(ax), *(s for s in ax.spines.values() if s.get_visible())]]
+                    self.moving = list({id(a): a for a in [*self.moving, *extra]}.values())
         except (RulesError, ValueError) as exc:
             self._background = None  # artists may be half updated: the next refresh redraws
             self._show_error(exc)
@@ -217,8 +262,8 @@ class Explorer(widgets.VBox):
 
         The artists of :attr:`moving` (those a control changes without changing the layout)
         are left out of a saved background, then drawn over it in the order the axes draw
-        them, with the grids of the axes in :attr:`grid_over` (drawn above filled areas, as
-        in the report's figures); so :meth:`move` redraws only them."""
+        them, with the grid lines and tick marks of the axes in :attr:`ticks_over` (drawn
+        above filled areas, as in the report's figures); so :meth:`move` redraws only them."""
         start = time.perf_counter()
         if self._unprintable():  # names from a rules file may hold control characters
             printable(self.figure)
@@ -231,7 +276,7 @@ class Explorer(widgets.VBox):
             self._draw_background()
             self._background_key = key
         self._over = _in_draw_order([(a.axes, a, a) for a in self.moving]
-                                    + [item for ax in self.grid_over for item in _grid_lines(ax)])
+                                    + [item for ax in self.ticks_over for item in _tick_lines(ax)])
         self._show(start)
 
     def _static_key(self) -> tuple | None:
@@ -243,11 +288,9 @@ class Explorer(widgets.VBox):
         moving = {id(artist) for artist in self.moving}
         key: list = [tuple(self.figure.get_size_inches()), self.figure.dpi,
                      tuple(t.get_text() for t in self.figure.texts),
-                     tuple(i for i, ax in enumerate(self.axes) if ax in self.grid_over)]
+                     tuple(i for i, ax in enumerate(self.axes) if ax in self.ticks_over)]
         for ax in self.axes:
-            drawn = [*ax.lines, *ax.collections, *ax.texts, *ax.patches, *ax.images,
-                     *ax.artists, ax.get_legend()]
-            if any(artist is not None and id(artist) not in moving for artist in drawn):
+            if any(id(artist) not in moving for artist in _drawn(ax)):
                 return None
             key.append((ax.get_position().bounds, ax.get_xlim(), ax.get_ylim(),
                         ax.get_xscale(), ax.get_yscale(), ax.get_xlabel(), ax.get_ylabel(),
@@ -268,16 +311,15 @@ class Explorer(widgets.VBox):
             artist.set_visible(False)
         for artist, _ in texts:
             artist.set_text("")
-        for ax in self.grid_over:
-            ax.grid(False)
+        ticks = [_hide_tick_lines(ax) for ax in self.ticks_over]
         canvas.draw()
         self._background = canvas.copy_from_bbox(self.figure.bbox)  # type: ignore[attr-defined]
         for artist in others:
             artist.set_visible(True)
         for artist, value in texts:
             artist.set_text(value)
-        for ax in self.grid_over:
-            ax.grid(True)  # the house style's alpha and width are kept by the ticks
+        for shown in ticks:
+            _show_tick_lines(shown)
 
     def move(self) -> bool:
         """Redraw only the :attr:`moving` artists (after their data changed) over the

@@ -57,6 +57,8 @@ class InjuryExplorer(Explorer):
     the chosen state; a dotted line at the chosen seconds, read out below.
     """
 
+    over_background = True
+
     def __init__(self, rules: Rules | str | os.PathLike | None = None) -> None:
         super().__init__(rules, ncols=2, figsize=(11.0, 3.8),
                          margins={"left": 0.06, "right": 0.86, "wspace": 0.75})
@@ -141,18 +143,6 @@ class InjuryExplorer(Explorer):
                                     rules["injuries"]["automatic_death_seconds"]))
         return self._computed[1]
 
-    def clear_axes(self) -> None:
-        """Remove what :meth:`draw` added (lines, bands, texts, legends) but keep the axes:
-        re-creating their ticks cost about 40 ms of each full redraw."""
-        for ax in self.axes:
-            for artist in [*ax.lines, *ax.collections, *ax.texts, *ax.patches]:
-                artist.remove()
-            legend = ax.get_legend()
-            if legend is not None:
-                legend.remove()
-            ax.relim()  # the data limits of what is drawn next, not of what was removed
-            ax.set_autoscale_on(True)
-
     def draw(self) -> None:
         rules = self.rules
         auto = rules["injuries"]["automatic_death_seconds"]
@@ -174,13 +164,9 @@ class InjuryExplorer(Explorer):
         self._states = [ax.get_lines()[-1] for ax in self.axes]
         self._title = next(t for t in right.get_children()
                            if isinstance(t, Text) and t.get_text() == bands.title)
-        # what a state or a rule changes without changing the layout (the axes' limits and
-        # ticks, the legends' entries), drawn over a saved background: see update; the wall
-        # and its label are drawn above the curves, the grid above the bands
-        spines = [spine for ax in self.axes for spine in ax.spines.values() if spine.get_visible()]
-        self.moving = [*left.get_lines(), *left.texts, left.get_legend(), *right.collections,
-                       *right.get_lines(), right.get_legend(), self._title, *spines]
-        self.grid_over = [right]
+        # drawn over the saved background with all that was drawn (see Explorer.refresh):
+        # the title that names the state, and the grid above the bands, as in the report
+        self.moving, self.ticks_over = [self._title], [right]
         self._drawn = (hp, n, rules)
         self._read_out()
 
@@ -246,6 +232,8 @@ class NegotiationExplorer(Explorer):
     two divisors (``negotiation.partial_divisor``, ``negotiation.full_divisor``); the bundled
     rule's curve is drawn for comparison."""
 
+    over_background = True
+
     def __init__(self, rules: Rules | str | os.PathLike | None = None) -> None:
         super().__init__(rules, figsize=(9.0, 3.8), margins={"right": 0.96})
         neg = self.rules["negotiation"]
@@ -282,6 +270,8 @@ class TreatmentExplorer(Explorer):
     each
     level's Cunning bonus and retry interval (``treatment.<level>.bonus``,
     ``treatment.<level>.retry_minutes``)."""
+
+    over_background = True
 
     def __init__(self, rules: Rules | str | os.PathLike | None = None) -> None:
         super().__init__(rules, ncols=2, figsize=(11.0, 3.8),
