@@ -219,3 +219,11 @@ def test_rest_names_the_segment_as_typed(argv, message):
     line = one_error("rest", *argv)
     assert line.startswith(f"balance: error: {message}"), line
     assert "segments[" not in line, line
+
+
+# --- every Monte Carlo command prints its seed ----------------------------------------------
+def test_report_prints_the_seed_and_trials_it_was_drawn_with(tmp_path):
+    code, out, err = in_process("report", "--sections", "d20", "--trials", "300", "--seed", "5",
+                                "--quiet", "--out", tmp_path / "rep")
+    assert code == 0, err
+    assert out.startswith(f"{tmp_path / 'rep' / 'index.html'}  (seed 5, 300 trials; "), out

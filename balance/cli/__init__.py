@@ -58,7 +58,8 @@ def _report(args) -> int:
                         workers=workers, progress=False if args.quiet else None,
                         topics=args.sections, force=args.force,
                         what="--out", baseline=baseline)  # the default folder is --out too
-    print(f"{path / 'index.html'}  ({time.perf_counter() - start:.1f} s)")
+    print(f"{path / 'index.html'}  (seed {args.seed}, {args.trials:,} trials; "
+          f"{time.perf_counter() - start:.1f} s)")
     return 0
 
 
