@@ -92,12 +92,12 @@ def test_automatic_death_slider_moves_the_wall_and_the_seconds():
     np.testing.assert_allclose(line.get_ydata(),
                                death_by_enumeration(range(176), 6, 0, automatic=120))
     assert e.seconds.max == 120
-    e.automatic_death_seconds.value = 200  # a later wall widens the frame to it
+    e.automatic_death_seconds.value = 205  # a later wall: the frame grows to 225 s
     line = curves(e.axes[0])[0]
-    np.testing.assert_array_equal(line.get_xdata(), np.arange(201))
+    np.testing.assert_array_equal(line.get_xdata(), np.arange(226))
     np.testing.assert_allclose(line.get_ydata(),
-                               death_by_enumeration(range(201), 6, 0, automatic=200))
-    assert e.axes[1].get_xlim() == (0.0, 200.0) and e.seconds.max == 200
+                               death_by_enumeration(range(226), 6, 0, automatic=205))
+    assert e.axes[1].get_xlim() == (0.0, 225.0) and e.seconds.max == 205
 
 
 def _pixels(explorer):

@@ -33,6 +33,9 @@ __all__ = ["InjuryExplorer", "NegotiationExplorer", "TreatmentExplorer", "injuri
            "negotiation", "treatment"]
 
 _STYLE = {"description_width": "11em"}
+#: past the starting rules' automatic death, the injury explorer's seconds axis grows to the
+#: next multiple of this many seconds (a drag of the wall redraws the frame only there)
+FRAME_STEP = 25
 _WIDE = widgets.Layout(width="30em")
 
 
@@ -132,10 +135,12 @@ class InjuryExplorer(Explorer):
         if self._computed is None or self._computed[0] != key:
             self.curve_wounds = sorted({0, 1, 2, 3, n})
             # the seconds axis keeps the starting rules' extent while the wall moves inside it
-            # (death is certain past the wall): the frame and its ticks stay, so a drag of
-            # the wall redraws only the curves
-            until = max(rules["injuries"]["automatic_death_seconds"],
-                        self.base["injuries"]["automatic_death_seconds"])
+            # (death is certain past the wall), and past it grows by FRAME_STEP seconds at a
+            # time: the frame and its ticks stay, so a drag of the wall redraws only the curves
+            wall = rules["injuries"]["automatic_death_seconds"]
+            until = self.base["injuries"]["automatic_death_seconds"]
+            if wall > until:
+                until = -(-wall // FRAME_STEP) * FRAME_STEP
             surface = data.death_surface(negative_hp=[hp], wounds=self.curve_wounds,
                                          rules=rules, until=until)
             self._computed = (key, (surface, death_curve_data(surface),
