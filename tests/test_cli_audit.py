@@ -227,3 +227,13 @@ def test_report_prints_the_seed_and_trials_it_was_drawn_with(tmp_path):
                                 "--quiet", "--out", tmp_path / "rep")
     assert code == 0, err
     assert out.startswith(f"{tmp_path / 'rep' / 'index.html'}  (seed 5, 300 trials; "), out
+
+
+def test_a_wrong_type_shows_the_value_as_toml_writes_it():
+    line = one_error("death", "--seconds", "40", "--negative-hp", "6",
+                     "--set", "injuries.death_threshold=true")
+    assert line.endswith("injuries.death_threshold must be an integer, got true (true/false)"), \
+        line
+    line = one_error("death", "--seconds", "40", "--negative-hp", "6",
+                     "--set", "injuries.table.3.high=false")
+    assert line.endswith("high must be an integer, got false (true/false)"), line

@@ -30,6 +30,11 @@ __all__ = ["RESERVED", "check_overlay", "check_effective", "normalise_integers",
 RESERVED = ("limits", "assumed")
 
 
+def _shown(value: Any) -> str:
+    """A value in a message: ``true``/``false`` as TOML writes them, anything else its repr."""
+    return ("true" if value else "false") if isinstance(value, bool) else repr(value)
+
+
 def _type_name(value: Any) -> str:
     if isinstance(value, bool):
         return "true/false"
@@ -90,7 +95,7 @@ def check_overlay(overlay: dict, defaults: dict, source: str, path: str = "") ->
         default = defaults[key]
         if not _same_kind(default, value):
             raise RulesError(f"{source}: {where} must be {_type_name(default)}, "
-                             f"got {value!r} ({_type_name(value)})")
+                             f"got {_shown(value)} ({_type_name(value)})")
         if isinstance(default, dict):
             check_overlay(value, default, source, where)
         elif _is_row_table(default):
@@ -145,7 +150,7 @@ def check_list_items(overlay: dict, defaults: dict, source: str, path: str = "")
             for i, item in enumerate(value):
                 if not _same_kind(default[0], item):
                     raise RulesError(f"{source}: {where} item {i + 1} must be "
-                                     f"{_type_name(default[0])}, got {item!r} "
+                                     f"{_type_name(default[0])}, got {_shown(item)} "
                                      f"({_type_name(item)})")
 
 
@@ -169,7 +174,7 @@ def _check_rows(rows: list, default_rows: list, source: str, where: str) -> None
                                  f"{did_you_mean(k, columns)}; accepted: {', '.join(columns)}")
             if not _same_kind(columns[k], v):
                 raise RulesError(f"{source}: table {where}, {label}: {k} must be "
-                                 f"{_type_name(columns[k])}, got {v!r} ({_type_name(v)})")
+                                 f"{_type_name(columns[k])}, got {_shown(v)} ({_type_name(v)})")
         optional_high = "high" in required and i == len(rows) - 1
         missing = [k for k in required if k not in row and not (optional_high and k == "high")]
         if missing:
