@@ -57,12 +57,14 @@ class _Roll:
         table = _outcomes(expr)
         self.parsed = dice.parse(expr)
         self.transform = transform
-        self.table = None if table is None else (table if transform is None
-                                                 else transform(table))
+        if table is not None and transform is not None:
+            table = transform(table)
+        # int32, as the hit points and armour: the blow's arithmetic stays in one dtype
+        self.table = None if table is None else table.astype(np.int32)
 
     def __call__(self, size: int, gen: np.random.Generator) -> np.ndarray:
         if self.table is not None:
-            return self.table[gen.integers(0, self.table.size, size=size, dtype=np.int32)]
+            return self.table.take(gen.integers(0, self.table.size, size=size, dtype=np.int32))
         out = self.parsed.sample(size, gen)
         return out if self.transform is None else self.transform(out)
 
@@ -232,10 +234,12 @@ def tables(spec) -> Tables:
         frac=tuple((fraction(a, False), fraction(a, True)) for a in (0, 1)),
         frac_charge=tuple((fraction(a, False, charge_steps), fraction(a, True, charge_steps))
                           for a in (0, 1)),
-        armour=np.array([x.armour for x in f]), any_armour=tuple(any(x.armour) for x in f),
-        hp_max=np.array([x.hit_points for x in f]),
-        key_offset=(2 * np.array([x.armour for x in f]) - vital) * L + np.arange(L),
-        siz=np.array([x.siz for x in f]),
+        armour=np.array([x.armour for x in f], dtype=np.int32),
+        any_armour=tuple(any(x.armour) for x in f),
+        hp_max=np.array([x.hit_points for x in f], dtype=np.int32),
+        key_offset=((2 * np.array([x.armour for x in f]) - vital) * L
+                    + np.arange(L)).astype(np.int32),
+        siz=np.array([x.siz for x in f], dtype=np.int32),
         knock_fails=np.stack([np.concatenate([[False], tier_lookup(rules)[
             min(x.knockback_skill, _skill_cap(rules)), 1:] < SUCCESS]) for x in f]),
         has_shield=np.array([x.shield_size >= 0 for x in f]),
@@ -357,9 +361,6 @@ class Results:
         self.kind = np.zeros(n, dtype=np.int64)
         self.end = np.full(n, rounds, dtype=np.int64)
         self.first_serious = np.zeros(n, dtype=np.int64)
-        # (duels, winner, outcomes, round, first serious round) of the duels that ended,
-        # written to the arrays above once per group (one pass, not four small ones per turn)
-        self.ended: list[tuple] = []
         # exchanges by attacker side and situation: the effects won and spent are linear in
         # them, so they are counted once at the end rather than after every exchange
         self.situations = np.zeros((2, _SITUATIONS), dtype=np.int64)
@@ -367,19 +368,6 @@ class Results:
         self.serious = np.zeros(2, dtype=np.int64)
         self.exchanges = 0
         self.knockbacks = 0
-
-    def write_ended(self) -> None:
-        """Write the duels that ended into the per-duel arrays."""
-        if not self.ended:
-            return
-        ids, winner, kind, end, first = zip(*self.ended)
-        sizes = [x.size for x in ids]
-        where = np.concatenate(ids)
-        self.winner[where] = np.repeat(winner, sizes)
-        self.kind[where] = np.concatenate(kind)
-        self.end[where] = np.repeat(end, sizes)
-        self.first_serious[where] = np.concatenate(first)
-        self.ended.clear()
 
     @property
     def effects(self) -> np.ndarray:
@@ -406,11 +394,21 @@ class Results:
 
 
 class Group:
-    """Compact state of the live duels of one initiative group (side ``first`` acts first)."""
+    """State of the live duels of one initiative group (side ``first`` acts first).
+
+    What masks read in every turn is compact (only the live duels, dropped between rounds);
+    what only the blows read and write (hit points, the chosen location's key, the shield,
+    the first serious wound, how the duel ended) stays where it started, at the duel's
+    ``pos``: copying it every round cost more than the extra lookup per blow, and the results
+    are written to :class:`Results` in one pass at the end."""
 
     def __init__(self, ids: np.ndarray, first: int, t: Tables):
         k = ids.size
         self.ids, self.first = ids, first
+        self.pos = np.arange(k)
+        self.winner = np.full(k, 2, dtype=np.int8)         # 2: not over (a timeout)
+        self.kind = np.zeros(k, dtype=np.int8)             # how the loser went out
+        self.end = np.zeros(k, dtype=np.int32)             # the round it ended
         self.ap = np.zeros((2, k), dtype=np.int32)
         self.stun = np.zeros((2, k), dtype=np.int32)
         self.prone = np.zeros((2, k), dtype=bool)
@@ -435,12 +433,10 @@ class Group:
 
     def compact(self) -> None:
         keep = np.flatnonzero(self.live)
-        self.ids = self.ids[keep]
+        self.pos = self.pos[keep]
         self.ap = np.empty((2, keep.size), dtype=self.ap.dtype)   # refilled every round
-        for name in ("stun", "prone", "lame", "shield", "hp", "best", "first_serious", "lost",
-                     "ready", "struck", "charging"):
-            # C-contiguous copies (flat views index them)
-            setattr(self, name, np.ascontiguousarray(np.take(getattr(self, name), keep, axis=-1)))
+        for name in ("stun", "prone", "lame", "lost", "ready", "struck", "charging"):
+            setattr(self, name, np.take(getattr(self, name), keep, axis=-1))
         self.live = np.ones(keep.size, dtype=bool)
 
 
@@ -449,7 +445,7 @@ def run_group(g: Group, t: Tables, rounds: int, res: Results, gen: np.random.Gen
     cost = t.cost
     res.tables = t
     for rnd in range(1, rounds + 1):
-        if g.ids.size == 0:
+        if g.pos.size == 0:
             break
         finished = g.live.size - np.count_nonzero(g.live)
         if finished:
@@ -465,9 +461,11 @@ def run_group(g: Group, t: Tables, rounds: int, res: Results, gen: np.random.Gen
                 _turn(g, t, act, a, rnd, res, gen)
             if not acted:
                 break
-    live = g.live.nonzero()[0]             # timeouts
-    res.first_serious[g.ids[live]] = g.first_serious[live]
-    res.write_ended()
+    g.end[g.pos[g.live]] = rounds           # timeouts
+    res.winner[g.ids] = g.winner
+    res.kind[g.ids] = g.kind
+    res.end[g.ids] = g.end
+    res.first_serious[g.ids] = g.first_serious
 
 
 def _spend(ap: np.ndarray, where: np.ndarray, cost: int) -> None:
@@ -569,7 +567,7 @@ def _after(g: Group, t: Tables, idx: np.ndarray, p: np.ndarray, s: np.ndarray, a
         elif mechanic == "lose_turn":
             g.lost[side][where] += 1
         else:                               # destroy_shield
-            g.shield[side][where] = False
+            g.shield[side][g.pos[where]] = False
 
 
 def _blow(g: Group, t: Tables, idx: np.ndarray, h: np.ndarray, code: np.ndarray, s: np.ndarray,
@@ -578,10 +576,10 @@ def _blow(g: Group, t: Tables, idx: np.ndarray, h: np.ndarray, code: np.ndarray,
     """The blows that land (``h`` indexes the exchange's duels): location, damage, wounds,
     knockback, with the attacker's blow effects."""
     d = 1 - a
-    k = g.ap.shape[1]
     code = code[h]
     sh = s[h]
-    gi = idx[h]                             # hit duels, in the group's arrays
+    gi = idx[h]                             # hit duels, in the group's compact arrays
+    gp = g.pos.take(gi)                     # ... and their positions (see Group)
     mh = h.size
     spend = t.hit_spend[a]
     if t.surprised == d:
@@ -590,10 +588,10 @@ def _blow(g: Group, t: Tables, idx: np.ndarray, h: np.ndarray, code: np.ndarray,
     # tie: the lowest 2 * (hp + armour) - vital, first in table order)
     loc = t.location(mh, gen)
     hp_d, best_d = g.hp[d], g.best[d]
-    L = hp_d.shape[0]
+    L, k = hp_d.shape
     ch = spend["choose_location"].take(sh).nonzero()[0]
     if ch.size:
-        loc[ch] = best_d[gi[ch]] % L
+        loc[ch] = best_d[gp[ch]] % L
     charge = None
     if t.charges[a]:
         charge = ((combo[h] & 8) != 0).nonzero()[0]
@@ -610,13 +608,13 @@ def _blow(g: Group, t: Tables, idx: np.ndarray, h: np.ndarray, code: np.ndarray,
     par = t.parried[a].take(code).nonzero()[0]
     if par.size:
         lo, up = t.frac[a]
-        frac = np.asarray(t.frac[a])[g.shield[d][gi[par]].view(np.int8)] if lo != up else \
+        frac = np.asarray(t.frac[a])[g.shield[d][gp[par]].view(np.int8)] if lo != up else \
             np.full(par.size, lo)
         if charge is not None:
             c_par = np.isin(par, charge)
             if c_par.any():
                 frac[c_par] = np.asarray(t.frac_charge[a])[
-                    g.shield[d][gi[par[c_par]]].view(np.int8)]
+                    g.shield[d][gp[par[c_par]]].view(np.int8)]
         hit_damage = raw.copy()
         hit_damage[par] -= np.ceil(raw[par] * frac - 1e-9).astype(hit_damage.dtype)
     if t.any_armour[d]:
@@ -624,12 +622,12 @@ def _blow(g: Group, t: Tables, idx: np.ndarray, h: np.ndarray, code: np.ndarray,
         armour[spend["bypass_armour"].take(sh)] = 0
         hit_damage = hit_damage - armour
     damage = np.maximum(hit_damage, 0)
-    flat = loc * k + gi
+    flat = loc * k + gp
     hp_flat = hp_d.reshape(-1)
     before = hp_flat[flat]
     after = before - damage
     hp_flat[flat] = after
-    best_d[gi] = np.minimum(best_d[gi], after * (2 * L) + t.key_offset[d][loc])
+    best_d[gp] = np.minimum(best_d[gp], after * (2 * L) + t.key_offset[d][loc])
     top = t.hp_max[d][loc]
     if t.every_hit:             # percentile rules, combat: by the hit points after every damaging hit
         wounded = np.flatnonzero((after <= 0) & (damage > 0))
@@ -637,7 +635,7 @@ def _blow(g: Group, t: Tables, idx: np.ndarray, h: np.ndarray, code: np.ndarray,
         wounded = np.flatnonzero((after <= 0) & (before > -top) & (
             (before > 0) | (after <= -top)))
     if wounded.size:
-        _wounds(g, t, wounded, u[h], gi, loc, after, top, a, rnd, res, gen)
+        _wounds(g, t, wounded, u[h], gi, gp, loc, after, top, a, rnd, res, gen)
     st = (spend["stun"].take(sh) & (damage > 0)).nonzero()[0]
     if st.size:                             # stun location: one turn stunned
         stun = g.stun[d]
@@ -677,16 +675,16 @@ def _maximised(t: Tables, a: int, n: int, charge: np.ndarray | None,
     return np.maximum(raw, t.floor)
 
 
-def _wounds(g: Group, t: Tables, w: np.ndarray, u: np.ndarray, gi: np.ndarray,
+def _wounds(g: Group, t: Tables, w: np.ndarray, u: np.ndarray, gi: np.ndarray, gp: np.ndarray,
             loc: np.ndarray, after: np.ndarray, top: np.ndarray, a: int,
             rnd: int, res: Results, gen: np.random.Generator) -> None:
     """Serious and major wounds of the blows ``w`` (indices into the hit arrays)."""
     d = 1 - a
-    gw, lw = gi[w], loc[w]
+    gw, pw, lw = gi[w], gp[w], loc[w]
     major = after[w] <= -top[w]             # else serious (at or below 0)
     res.serious[d] += w.size
-    fs = g.first_serious[gw]
-    g.first_serious[gw[fs == 0]] = rnd
+    fs = g.first_serious[pw]
+    g.first_serious[pw[fs == 0]] = rnd
     # Endurance: fails when the roll (a face 0..die-1) is below the count of failing faces
     failed = gen.integers(0, t.die, size=w.size, dtype=np.int32) < t.endurance_fails[a][u[w]]
     key = (major.view(np.int8) * 2 + failed.view(np.int8)) * t.hp_max.shape[1] + lw
@@ -696,7 +694,7 @@ def _wounds(g: Group, t: Tables, w: np.ndarray, u: np.ndarray, gi: np.ndarray,
         stun[gw[s]] = np.maximum(stun[gw[s]], t.stun(s.size, gen))
     drop = t.drops_shield.take(key)
     if drop.any():
-        g.shield[d][gw[drop]] = False
+        g.shield[d][pw[drop]] = False
     lame = t.lames.take(key).nonzero()[0]
     if lame.size:
         g.lame[d][gw[lame]] = True
@@ -708,4 +706,7 @@ def _wounds(g: Group, t: Tables, w: np.ndarray, u: np.ndarray, gi: np.ndarray,
         g.live[j] = False
         g.ap[0][j] = 0
         g.ap[1][j] = 0
-        res.ended.append((g.ids[j], a, outcome[done], rnd, g.first_serious[j]))
+        ended = pw[done]
+        g.winner[ended] = a
+        g.kind[ended] = outcome[done]
+        g.end[ended] = rnd
