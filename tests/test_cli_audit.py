@@ -237,3 +237,28 @@ def test_a_wrong_type_shows_the_value_as_toml_writes_it():
     line = one_error("death", "--seconds", "40", "--negative-hp", "6",
                      "--set", "injuries.table.3.high=false")
     assert line.endswith("high must be an integer, got false (true/false)"), line
+
+
+# --- balance diff: its --csv and --html as every other output -------------------------------
+DIFF = ["diff", "bundled", "death_threshold_180", "--only", "death.p*", "--trials", "100"]
+
+
+@pytest.mark.parametrize("option", ["--csv", "--html"])
+def test_diff_keeps_an_existing_file_unless_forced(tmp_path, option):
+    mine = tmp_path / "mine.txt"
+    mine.write_text("precious", encoding="utf-8")
+    line = one_error(*DIFF, option, mine)
+    assert line == f"balance: error: {option} {mine}: already exists; pass --force to " \
+                   "replace it", line
+    assert mine.read_text(encoding="utf-8") == "precious"
+    code, out, err = in_process(*DIFF, option, mine, "--force")
+    assert code == 1 and mine.read_text(encoding="utf-8") != "precious", err
+
+
+@pytest.mark.parametrize("option", ["--csv", "--html"])
+def test_diff_refuses_a_missing_folder_before_any_work(tmp_path, option):
+    target = tmp_path / "typo" / "d.out"
+    code, out, err = in_process(*DIFF, option, target)
+    assert code == 2 and out == "", out      # refused before the table is computed
+    assert err.strip() == f"balance: error: {option} {target}: the folder {target.parent} " \
+                          "does not exist", err

@@ -346,8 +346,9 @@ def test_the_writers_refuse_devices_and_fifos_themselves(tmp_path, devices_untou
 def test_a_regular_file_and_a_new_name_are_still_written(capsys, tmp_path):
     (tmp_path / "old.csv").write_text("old")
     for name in ("old.csv", "new.csv"):
+        force = ["--force"] if name == "old.csv" else []  # an existing file only if forced
         code, _, err = run(capsys, "diff", "bundled", "bundled", "--only", "death.*",
-                           "--trials", "200", "--csv", tmp_path / name)
+                           "--trials", "200", "--csv", tmp_path / name, *force)
         assert code == 0, err
         lines = (tmp_path / name).read_text().splitlines()
         assert lines[0].startswith("metric,") and len(lines) > 1   # the table, not "old"

@@ -16,8 +16,8 @@ import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 
-from .._atomic import check_output_file, write_file
-from .options import add_rules, load, path_arg, trials_arg
+from .._atomic import write_file
+from .options import add_rules, check_output, load, path_arg, trials_arg
 
 __all__ = ["register", "main"]
 
@@ -99,6 +99,8 @@ def register(subparsers) -> None:
                    help="also write a side-by-side HTML report")
     p.add_argument("--bundled", action="store_true",
                    help="with --html: add what each bundled example variant moves")
+    p.add_argument("--force", action="store_true",
+                   help="replace an existing --csv or --html file")
     _common(p)
     p.set_defaults(func=diff_command)
 
@@ -171,9 +173,8 @@ def diff_command(args) -> int:
     from ..regression import compare_snapshots, format_table
     from ..regression.diff import as_snapshot, independent_seed
     seed = 0 if args.seed is None else args.seed
-    for option in ("csv", "html"):  # before any work: a FIFO or device is never replaced
-        if getattr(args, option):
-            check_output_file(f"--{option}", getattr(args, option))
+    for option in ("csv", "html"):  # before any work: a FIFO or device is never replaced,
+        check_output(f"--{option}", getattr(args, option), args.force)  # a file only if forced
     options = {"trials": _trials(args), "tolerances": _tolerances(args) or None,
                "only": args.only}
     base = as_snapshot(_side(args.base), seed=seed, **options)
