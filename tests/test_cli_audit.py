@@ -262,3 +262,42 @@ def test_diff_refuses_a_missing_folder_before_any_work(tmp_path, option):
     assert code == 2 and out == "", out      # refused before the table is computed
     assert err.strip() == f"balance: error: {option} {target}: the folder {target.parent} " \
                           "does not exist", err
+
+
+# --- --format json / csv: one document on stdout, whatever else the command does ------------
+def test_tune_and_sensitivity_outputs_stay_one_json_document_when_they_write_a_file(tmp_path):
+    import csv
+    import io
+
+    save, plot = tmp_path / "t.toml", tmp_path / "s.png"
+    tune = ["tune", "--metric", "death.p@40s,6hp,1w", "--target", "0.1",
+            "--vary", "injuries.death_threshold", "--save", save]
+    code, out, err = in_process(*tune, "--format", "json")
+    assert code == 0 and json.loads(out)[0]["value"] == 183 and save.is_file(), (out, err)
+    assert f"wrote {save}" in err
+    code, out, err = in_process(*tune[:-1], tmp_path / "t2.toml", "--format", "csv")
+    assert code == 0 and [r["value"] for r in csv.DictReader(io.StringIO(out))] == ["183"], out
+    code, out, err = in_process("sensitivity", "--metric", "death.p@40s,6hp,1w", "--vary",
+                                "injuries.death_threshold", "--plot", plot, "--format", "json")
+    assert code == 0 and json.loads(out)[0]["key"] == "injuries.death_threshold", (out, err)
+    assert plot.is_file() and f"wrote {plot}" in err
+    code, out, err = in_process(*tune[:-1], tmp_path / "t3.toml")
+    assert code == 0 and out.rstrip().endswith(f"wrote {tmp_path / 't3.toml'}"), out
+
+
+def test_recalibrate_prints_one_json_document_and_one_csv_table(tmp_path):
+    import csv
+    import io
+
+    argv = ["recalibrate", "--trials", "100", "--levels", "5", "--families", "Wolf", "Goblin",
+            "Ogre", "--held-out", "Ogre+Goblin"]
+    code, out, err = in_process(*argv, "--format", "json")
+    assert code == 0, err
+    records = json.loads(out)
+    assert {r["table"] for r in records} == {"ratios", "check"}
+    assert all(r["seed"] == 20260101 and r["trials"] == 100 for r in records)
+    ratios = [r for r in records if r["table"] == "ratios"]
+    assert all(r["creature"] and r["proposed_ratio"] for r in ratios)
+    code, out, err = in_process(*argv, "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert code == 0 and [r["table"] for r in rows] == [r["table"] for r in records], out

@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # pandas is imported when a table is printed (a fast start)
     import pandas as pd
 
 __all__ = ["FORMATS", "DEFAULT_SEED", "DIGITS", "Parser", "Setting", "one_line", "as_options",
-           "check_output", "add_format",
+           "check_output", "wrote", "add_format",
            "add_lang", "path_arg", "trials_arg", "seed_arg", "natural_arg", "workers_arg", "add_rules", "add_mc", "load",
            "rule_files", "emit"]
 
@@ -109,6 +109,12 @@ def check_output(option: str, path: str | None, force: bool,
         raise ValueError(f"{option} {path}: already exists; pass --force to replace it")
     if not Path(target).parent.is_dir():
         raise ValueError(f"{option} {path}: the folder {Path(target).parent} does not exist")
+
+
+def wrote(path: object, fmt: str) -> None:
+    """Say that ``path`` was written: on stdout after a table, on stderr after JSON or CSV
+    (stdout then holds only the one document, for a pipe or a file)."""
+    print(f"wrote {path}", file=sys.stdout if fmt == "table" else sys.stderr)
 
 
 def path_arg(text: str) -> str:

@@ -22,7 +22,7 @@ import contextlib
 import math
 from collections.abc import Iterator
 
-from .options import add_format, add_mc, add_rules, check_output, emit, load, path_arg
+from .options import add_format, add_mc, add_rules, check_output, emit, load, path_arg, wrote
 
 __all__ = ["register"]
 
@@ -161,7 +161,7 @@ def _tune(args) -> int:
         emit(pd.DataFrame([row]), args.format, title=res.note or None, header=header or None)
     if args.save:
         res.save(args.save, overwrite=args.force)
-        print(f"wrote {args.save}")
+        wrote(args.save, args.format)
     return 0
 
 
@@ -183,7 +183,7 @@ def _sensitivity(args) -> int:
     if args.plot:
         from ..plots import save
         save(res.plot(), args.plot)
-        print(f"wrote {args.plot}")
+        wrote(args.plot, args.format)
     return 0
 
 
@@ -227,13 +227,23 @@ def _recalibrate(args) -> int:
     ratios = res.ratios.assign(guide_ratio=res.ratios["guide_ratio"].astype(str),
                                proposed_ratio=res.ratios["proposed_ratio"].astype(str))
     header = {"seed": args.seed, "trials": args.trials}
-    emit(ratios.drop(columns="group"), args.format, header=header,
-         title=f"adversity ratios ({res.model} model), fitted on the training families")
-    emit(res.check, args.format, header=header,
-         title="calibration check, before (guide) and after")
+    ratios = ratios.drop(columns="group")
+    if args.format == "table":
+        emit(ratios, args.format, header=header,
+             title=f"adversity ratios ({res.model} model), fitted on the training families")
+        emit(res.check, args.format, header=header,
+             title="calibration check, before (guide) and after")
+    else:  # one JSON document, one CSV table: the two tables' rows, told apart by "table"
+        import pandas as pd
+
+        frames = []
+        for name, frame in (("ratios", ratios), ("check", res.check)):
+            frame = frame.reset_index(drop=isinstance(frame.index, pd.RangeIndex))
+            frames.append(frame.assign(table=name)[["table", *frame.columns]])
+        emit(pd.concat(frames, ignore_index=True), args.format, header=header)
     if args.save:
         res.save(args.save, overwrite=args.force)
-        print(f"wrote {args.save}")
+        wrote(args.save, args.format)
     return 0
 
 
