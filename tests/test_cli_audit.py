@@ -67,6 +67,7 @@ def test_the_key_a_message_names_is_one_set_takes():
 
 # --- rules check: a row only one side has --------------------------------------------------
 def test_rules_check_names_a_removed_row_without_json_null(tmp_path):
+    """As the report's "What these rules change" shows it (report.compare.value_shown)."""
     rows = injury_rows()
     rows[2]["high"] = rows[3]["high"]
     del rows[3]
@@ -75,10 +76,10 @@ def test_rules_check_names_a_removed_row_without_json_null(tmp_path):
     assert code == 0, err
     assert "null" not in out and '{"low"' not in out, out
     last = [line for line in out.splitlines() if line.split()[:1] == ["injuries.table.29"]]
-    assert len(last) == 1 and "(no row)" in last[0] and "low = 151" in last[0], out
+    assert len(last) == 1 and last[0].split()[-1] == "—" and "low 151 · high 175" in last[0], out
     code, out, err = in_process("rules", "check", path, "--format", "json")
     record = [r for r in json.loads(out) if r["key"] == "injuries.table.29"]
-    assert record and record[0]["variant"] == "(no row)", out
+    assert record and record[0]["variant"] == "—", out
 
 
 def test_ladder_message_agrees_step_with_its_count():

@@ -31,18 +31,13 @@ def rules_value_text(value: Any) -> str:
     return text(value)
 
 
-#: what ``rules check`` shows on the side that has no such row (a row added or removed)
-NO_ROW = "(no row)"
-
-
 def _change_text(value: Any) -> str:
-    """One side of a change as ``rules check`` prints it: a whole row (one only one side has)
-    as the TOML a variant file writes, ``(no row)`` on the side without it."""
-    from ..rules.variant_file import _value
+    """One side of a change as ``rules check`` prints it: a row only one side has as the
+    report shows it (``low 151 · high 175 · ...``, an em dash on the side without it)."""
+    from ..report.compare import value_shown
 
-    if value is None:
-        return NO_ROW
-    return _value(plain(value)) if isinstance(value, Mapping) else rules_value_text(value)
+    return value_shown(value) if value is None or isinstance(value, Mapping) else \
+        rules_value_text(value)
 
 
 def _check(args) -> int:
