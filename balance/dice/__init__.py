@@ -61,10 +61,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .budgets import (MAX_CONSTANT, MAX_DICE, MAX_EXPLOSIONS, MAX_FACES, check_sample,
+from ..budgets import (MAX_CONSTANT, MAX_DICE, MAX_EXPLOSIONS, MAX_FACES, check_sample,
                       check_support)
-from .errors import check_integer_array, check_number_array
-from .rng import RNGLike, as_generator
+from ..errors import check_integer_array, check_number_array
+from ..rng import RNGLike, as_generator
 
 if TYPE_CHECKING:  # pandas is imported only where a Series is asked for (a fast first answer)
     import pandas as pd
@@ -888,7 +888,7 @@ def distribution(expr: str | int | Dice) -> Distribution:
 
 def sample(expr: str | int | Dice, size: int | tuple[int, ...], seed: RNGLike = None) -> np.ndarray:
     """Vectorised sampler: ``size`` totals of ``expr`` drawn with ``seed``."""
-    from .errors import check_integer
+    from ..errors import check_integer
 
     if isinstance(size, tuple):
         size = tuple(check_integer("size", s, min=0) for s in size)
