@@ -302,3 +302,33 @@ def test_recalibrate_prints_one_json_document_and_one_csv_table(tmp_path):
     code, out, err = in_process(*argv, "--format", "csv")
     rows = list(csv.DictReader(io.StringIO(out)))
     assert code == 0 and [r["table"] for r in rows] == [r["table"] for r in records], out
+
+
+# --- rules show takes the keys the messages name -------------------------------------------
+def test_rules_show_takes_a_row_key_as_set_and_the_messages_name_it():
+    code, out, err = in_process("rules", "show", "injuries.table.4")
+    assert code == 0, err
+    assert [line.split() for line in out.splitlines() if line.startswith("injuries.")] == [
+        ["injuries.table.4.low", "31"], ["injuries.table.4.high", "40"],
+        ["injuries.table.4.modifier", "0"], ["injuries.table.4.en", "Tired"],
+        ["injuries.table.4.fr", "Fatigué"]], out
+    code, out, err = in_process("rules", "show", "injuries.table.4.en", "--format", "json")
+    assert code == 0 and json.loads(out) == "Tired", (out, err)
+    code, out, err = in_process("rules", "show", "injuries.table.4", "--set",
+                                "injuries.table.4.modifier=-5", "--format", "json")
+    assert code == 0 and json.loads(out)["modifier"] == -5, (out, err)
+    code, out, err = in_process("rules", "show", "percentile.combat.sizes.parry_block.2")
+    assert code == 0 and "percentile.combat.sizes.parry_block.2  0.5" in out, (out, err)
+    assert one_error("rules", "show", "injuries.table.99") == \
+        "balance: error: no rule 'injuries.table.99': injuries.table has rows 1 to 29, got '99'"
+    assert one_error("rules", "show", "injuries.table.4.nope").startswith(
+        "balance: error: no rule 'injuries.table.4.nope': injuries.table.4 has no column "
+        "'nope'; columns: low, high, modifier, en, fr")
+
+
+def test_rules_show_csv_of_a_table_is_one_cell_a_line_keyed_as_set_takes_it():
+    code, out, err = in_process("rules", "show", "injuries", "--format", "csv")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert "injuries.table.4.low,31" in lines and "injuries.table.29.en,The end is near" in lines
+    assert max(map(len, lines)) < 100, max(lines, key=len)

@@ -8,7 +8,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from .options import add_format, add_rules, check_output, emit, load, path_arg
+from ..errors import did_you_mean
 from ..rules import plain
+from ..rules.tables import row_key
 from ..text import plain_data, plain_text
 
 __all__ = ["register"]
@@ -61,12 +63,42 @@ def _check(args) -> int:
 
 
 def _flatten(value: Any, path: str) -> list[tuple[str, str]]:
+    """``(key, value)`` of every value under ``path``, keyed as ``--set`` takes them: a table
+    row by its number (``injuries.table.4.low``)."""
     if isinstance(value, Mapping):
         out = []
         for k, v in value.items():
             out += _flatten(v, f"{path}.{k}" if path else k)
         return out
+    if _is_table(value):
+        return [cell for i, row in enumerate(value) for cell in _flatten(row, row_key(path, i))]
     return [(path, rules_value_text(value))]
+
+
+def _value_at(rules, key: str) -> Any:
+    """The value at ``key`` as ``--set`` and the messages name it: dotted, a number selecting
+    a table row or a list item (from 1), then a column (``injuries.table.4.low``)."""
+    parts = key.split(".")
+    for i in range(len(parts)):
+        node = rules.get(".".join(parts[:i + 1]))
+        if isinstance(node, tuple):
+            break
+    where = ".".join(parts[:i + 1])
+    for part in parts[i + 1:]:
+        if isinstance(node, tuple):
+            if not part.isdigit() or not 1 <= int(part) <= len(node):
+                raise KeyError(f"no rule '{key}': {where} has "
+                               f"{'rows' if _is_table(node) else 'items'} 1 to {len(node)}, "
+                               f"got {part!r}")
+            node = node[int(part) - 1]
+        elif isinstance(node, Mapping) and part in node:
+            node = node[part]
+        else:
+            columns = list(node) if isinstance(node, Mapping) else []
+            raise KeyError(f"no rule '{key}': {where} has no column {part!r}"
+                           f"{did_you_mean(part, columns)}; columns: {', '.join(columns)}")
+        where = f"{where}.{part}"
+    return node
 
 
 def _is_table(value: Any) -> bool:
@@ -159,7 +191,7 @@ def _show(args) -> int:
     import pandas as pd
 
     rules = load(args.rules)
-    node = rules.get(args.section) if args.section else rules
+    node = _value_at(rules, args.section) if args.section else rules
     if args.format == "json":
         print(json.dumps(plain_data(plain(node)), ensure_ascii=False, indent=2))
         return 0
