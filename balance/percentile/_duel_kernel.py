@@ -92,7 +92,7 @@ class Tables:
     renumber: tuple      # tier code a_tier * 4 + d_tier -> code
     hit_from: tuple
     a_tier: tuple        # attack tier
-    parried: tuple       # a successful parry
+    parried: tuple       # (S,) a successful parry, by situation
     # per attacker side, by situation (bonus * 16 + combo) * 16 + code (see _SITUATIONS):
     # the effects won by each side and spent by their policies (percentile rules, special effects)
     eff_pos: tuple       # (S,) effects won by the attacker (surprise bonus included)
@@ -220,7 +220,8 @@ def tables(spec) -> Tables:
         pair=tuple(pair) if pair else None, a_rows=tuple(a_rows), d_rows=tuple(d_rows),
         renumber=tuple(renumbered), hit_from=tuple(hit_from),
         a_tier=tuple(a_tier[o] for o in orders),
-        parried=tuple((defended & parry[1 - a])[orders[a]] for a in (0, 1)),
+        parried=tuple(np.tile((defended & parry[1 - a])[orders[a]], _SITUATIONS // 16)
+                      for a in (0, 1)),
         **spending,
         surprised=spec.surprised, charges=tuple(spec.charging),
         damage=tuple(_Roll(x.damage, floor_of) for x in f),
@@ -537,13 +538,13 @@ def _exchange(g: Group, t: Tables, go: np.ndarray, a: int, rnd: int, res: Result
         u += combo.astype(np.int32) * die
         code = t.renumber[a][t.a_rows[a][u[0]] * 4 + t.d_rows[a][u[1]]]
         u = u[0]
-    s = combo.astype(np.int32) * 16 + code
+    s = combo.astype(np.int16) * np.int16(16) + code
     if t.surprised == d:                    # the first hit against it: a bonus effect
-        s += (~g.struck[d].take(idx)).view(np.int8).astype(np.int32) * (_COMBOS * 16)
+        s += (~g.struck[d].take(idx)).view(np.int8).astype(np.int16) * np.int16(_COMBOS * 16)
     res.situations[a] += np.bincount(s, minlength=_SITUATIONS)
     h = (code >= t.hit_from[a]).nonzero()[0]
     if h.size:
-        _blow(g, t, idx, h, code, s, u, combo, a, rnd, res, gen)
+        _blow(g, t, idx, h, s, u, combo, a, rnd, res, gen)
     post = t.post_any[a].take(s)
     if post.any():
         _after(g, t, idx, post.nonzero()[0], s, a)
@@ -570,13 +571,12 @@ def _after(g: Group, t: Tables, idx: np.ndarray, p: np.ndarray, s: np.ndarray, a
             g.shield[side][g.pos[where]] = False
 
 
-def _blow(g: Group, t: Tables, idx: np.ndarray, h: np.ndarray, code: np.ndarray, s: np.ndarray,
+def _blow(g: Group, t: Tables, idx: np.ndarray, h: np.ndarray, s: np.ndarray,
           u: np.ndarray, combo: np.ndarray, a: int, rnd: int, res: Results,
           gen: np.random.Generator) -> None:
     """The blows that land (``h`` indexes the exchange's duels): location, damage, wounds,
     knockback, with the attacker's blow effects."""
     d = 1 - a
-    code = code[h]
     sh = s[h]
     gi = idx[h]                             # hit duels, in the group's compact arrays
     gp = g.pos.take(gi)                     # ... and their positions (see Group)
@@ -605,7 +605,7 @@ def _blow(g: Group, t: Tables, idx: np.ndarray, h: np.ndarray, code: np.ndarray,
     if mx.size:                             # the weapon's dice at their maximum
         raw[mx] = _maximised(t, a, mx.size, _subset(charge, mx), gen)
     hit_damage = raw
-    par = t.parried[a].take(code).nonzero()[0]
+    par = t.parried[a].take(sh).nonzero()[0]
     if par.size:
         lo, up = t.frac[a]
         frac = np.asarray(t.frac[a])[g.shield[d][gp[par]].view(np.int8)] if lo != up else \
@@ -628,15 +628,16 @@ def _blow(g: Group, t: Tables, idx: np.ndarray, h: np.ndarray, code: np.ndarray,
     after = before - damage
     hp_flat[flat] = after
     best_d[gp] = np.minimum(best_d[gp], after * (2 * L) + t.key_offset[d][loc])
-    top = t.hp_max[d][loc]
+    hurt = damage > 0
     if t.every_hit:             # percentile rules, combat: by the hit points after every damaging hit
-        wounded = np.flatnonzero((after <= 0) & (damage > 0))
+        wounded = np.flatnonzero((after <= 0) & hurt)
     else:                       # the earlier reading: the first crossing of 0 or -max only
+        top = t.hp_max[d].take(loc)
         wounded = np.flatnonzero((after <= 0) & (before > -top) & (
             (before > 0) | (after <= -top)))
     if wounded.size:
-        _wounds(g, t, wounded, u[h], gi, gp, loc, after, top, a, rnd, res, gen)
-    st = (spend["stun"].take(sh) & (damage > 0)).nonzero()[0]
+        _wounds(g, t, wounded, u[h], gi, gp, loc, after, a, rnd, res, gen)
+    st = (spend["stun"].take(sh) & hurt).nonzero()[0]
     if st.size:                             # stun location: one turn stunned
         stun = g.stun[d]
         stun[gi[st]] = np.maximum(stun[gi[st]], 1)
@@ -676,12 +677,12 @@ def _maximised(t: Tables, a: int, n: int, charge: np.ndarray | None,
 
 
 def _wounds(g: Group, t: Tables, w: np.ndarray, u: np.ndarray, gi: np.ndarray, gp: np.ndarray,
-            loc: np.ndarray, after: np.ndarray, top: np.ndarray, a: int,
-            rnd: int, res: Results, gen: np.random.Generator) -> None:
+            loc: np.ndarray, after: np.ndarray, a: int, rnd: int, res: Results,
+            gen: np.random.Generator) -> None:
     """Serious and major wounds of the blows ``w`` (indices into the hit arrays)."""
     d = 1 - a
     gw, pw, lw = gi[w], gp[w], loc[w]
-    major = after[w] <= -top[w]             # else serious (at or below 0)
+    major = after[w] <= -t.hp_max[d].take(lw)   # else serious (at or below 0)
     res.serious[d] += w.size
     fs = g.first_serious[pw]
     g.first_serious[pw[fs == 0]] = rnd
