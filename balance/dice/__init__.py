@@ -65,6 +65,7 @@ from ..budgets import (MAX_CONSTANT, MAX_DICE, MAX_EXPLOSIONS, MAX_FACES, check_
                       check_support)
 from ..errors import check_integer_array, check_number_array
 from ..rng import RNGLike, as_generator
+from .convolution import _DIRECT_WORK, NOISE_FLOOR, _fft_convolve, _power, convolve
 
 if TYPE_CHECKING:  # pandas is imported only where a Series is asked for (a fast first answer)
     import pandas as pd
@@ -78,13 +79,8 @@ _MODIFIER = re.compile(r"(rr|r)(\d+)|(!)|(kh|kl|dh|dl|k)(\d*)")
 _MODIFIERS_HELP = ("rN reroll once, rrN reroll until above N, ! explode, khK klK keep, "
                    "dhK dlK drop")
 _ENUMERATE_LIMIT = 1 << 16  # sample N dice of M faces with one draw when M**N is this small
-#: above this many multiply-adds, exact distributions use FFT convolution (about 0.1 s)
-_DIRECT_WORK = 2 * 10**8
 #: random draws held at once when summing many dice (memory of sample(): 8 MB)
 _SAMPLE_CHUNK = 1 << 20
-#: FFT convolution's absolute error bound per total: a probability an FFT gives below it is
-#: rounding noise and reads 0 (the measured noise of the FFT paths is 1e-21 to 3e-16)
-NOISE_FLOOR = 1e-15
 
 
 @dataclass(frozen=True)
@@ -669,23 +665,6 @@ def outcome_table(counts: ArrayLike, values: Sequence | np.ndarray, name: str = 
     return pd.Series(probs, index=pd.Index(values, name=name), name="probability")
 
 
-def _fft_convolve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``np.convolve(a, b)`` of probabilities by FFT: everything below :data:`NOISE_FLOOR`
-    (1e-15) is rounding noise and reads 0 (negative values, and positive ones such as the
-    3e-16 an FFT leaves where no total is possible)."""
-    from scipy.signal import fftconvolve
-
-    out = fftconvolve(a, b)
-    out[out < NOISE_FLOOR] = 0.0
-    return out
-
-
-def convolve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``np.convolve(a, b)`` of non-negative weights (the distribution of a sum): directly up
-    to :data:`_DIRECT_WORK` multiply-adds, by FFT above (absolute error below 1e-15)."""
-    return np.convolve(a, b) if a.size * b.size <= _DIRECT_WORK else _fft_convolve(a, b)
-
-
 # --- modified terms (Pool): reroll, explode, keep/drop ----------------------------------
 def _roll_probs(pool: Pool) -> np.ndarray:
     """Probabilities of faces 1..M of one roll of a pool's die, reroll applied."""
@@ -717,20 +696,6 @@ def _die_probs(pool: Pool) -> np.ndarray:
         else:
             probs[k * m:(k + 1) * m - 1] += chain * roll[:-1]
     return probs
-
-
-def _power(probs: np.ndarray, count: int, conv=None) -> np.ndarray:
-    """``probs`` convolved with itself ``count`` times (repeated squaring) with ``conv``
-    (default :func:`convolve`)."""
-    conv = convolve if conv is None else conv
-    out, base = np.ones(1), probs
-    while count:
-        if count & 1:
-            out = conv(out, base)
-        count >>= 1
-        if count:
-            base = conv(base, base)
-    return out
 
 
 def _keep_work(pool: Pool, values: int) -> int:
