@@ -332,3 +332,15 @@ def test_rules_show_csv_of_a_table_is_one_cell_a_line_keyed_as_set_takes_it():
     lines = out.splitlines()
     assert "injuries.table.4.low,31" in lines and "injuries.table.29.en,The end is near" in lines
     assert max(map(len, lines)) < 100, max(lines, key=len)
+
+
+def test_duel_header_names_the_shields_it_simulated():
+    rows = bl.load_rules().get("percentile.shields.table")
+    code, out, err = in_process("duel", "70", "--shield", rows[0]["key"], "--other-shield",
+                                rows[1]["en"], "--trials", "200", "--lang", "fr")
+    assert code == 0, err
+    header = out.splitlines()[0]
+    assert f"shield {rows[0]['fr']}" in header and f"other shield {rows[1]['fr']}" in header, \
+        header
+    code, out, err = in_process("duel", "70", "--trials", "200")
+    assert code == 0 and "shield" not in out.splitlines()[0], out   # none: nothing to name

@@ -134,10 +134,10 @@ def _duel(args) -> int:
     weapon = _row(rules, args.weapon, "--weapon", "weapons", lang)
     other_weapon = weapon if args.other_weapon is None else \
         _row(rules, args.other_weapon, "--other-weapon", "weapons", lang)
-    shield, other_shield = (None if text is None else
-                            _row(rules, text, option, "shields", lang)["key"]
-                            for text, option in ((args.shield, "--shield"),
-                                                 (args.other_shield, "--other-shield")))
+    shield_rows = [None if text is None else _row(rules, text, option, "shields", lang)
+                   for text, option in ((args.shield, "--shield"),
+                                        (args.other_shield, "--other-shield"))]
+    shield, other_shield = (None if row is None else row["key"] for row in shield_rows)
     other_armour = args.armour if args.other_armour is None else args.other_armour
     policy = _policy(rules, args.policy, "--policy")
     other_policy = policy if args.other_policy is None else \
@@ -150,12 +150,15 @@ def _duel(args) -> int:
     table = sim.table.reset_index()
     table = table[[c for c in ("metric", "estimate", "ci_low", "ci_high", "se")
                    if c in table.columns]]
+    shown = [None if row is None else _name(row, lang) for row in shield_rows]
     header = {"skill": args.skill, "weapon": _name(weapon, lang), "armour": args.armour,
-              "other_skill": second, "other_weapon": _name(other_weapon, lang),
-              "other_armour": other_armour,
+              "shield": shown[0], "other_skill": second,
+              "other_weapon": _name(other_weapon, lang), "other_armour": other_armour,
+              "other_shield": shown[1],
               "situation": _situation(args.surprise, args.charge),
               "policy": policy, "other_policy": other_policy,
               "seed": args.seed, "trials": args.trials}
+    header = {k: v for k, v in header.items() if v is not None}  # a shield only when carried
     emit(pd.DataFrame(table), args.format, header=header)
     return 0
 
