@@ -174,15 +174,18 @@ def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,
     # probability that an injury of each row survives the interval's attempts
     keep_full = (1 - full_p) ** n_full
     keep_symptom = (1 - light_p) ** n_light
-    row = np.full((n, slots), -1, dtype=np.int16)          # -1: empty slot
-    symptomatic = np.zeros((n, slots), dtype=bool)
-    wounds_of = np.full(n, plan.start_wounds, dtype=np.int64)  # unhealed injuries carried
-    symptoms_of = np.full(n, plan.start_wounds, dtype=np.int64)  # of which symptomatic
-    if plan.start_wounds:
-        row[:, :plan.start_wounds] = 0  # pre-existing injuries: first row (no modifier)
-        symptomatic[:, :plan.start_wounds] = True
-    flat_row, flat_symptomatic = row.reshape(-1), symptomatic.reshape(-1)  # views
-    alive = np.ones(n, dtype=bool)
+    # The injuries living characters carry, one int64 each in (character, slot) order, the
+    # order in which the treatment draws go to them: character, slot (its first empty one when
+    # it was taken), table row, symptomatic bit. The work per fight follows the knocked out
+    # and the injuries carried, not the characters times the slots.
+    sbits, cbits = slots.bit_length(), rows.bit_length()
+    cshift = sbits + cbits + 1                             # character = held >> cshift
+    smask, cmask = (1 << sbits) - 1, (1 << cbits) - 1
+    held = ((np.arange(n, dtype=np.int64)[:, None] << sbits)
+            + np.arange(plan.start_wounds)).reshape(-1) << (cbits + 1)
+    held |= 1  # pre-existing injuries: first row (no modifier), symptomatic
+    living = np.arange(n, dtype=np.int64)
+    count = np.full(n, plan.start_wounds, dtype=np.int64)  # injuries carried, by character
     deaths = np.zeros(F, dtype=np.int64)
     carried = np.zeros((F, slots + 2), dtype=np.int64)     # 0..slots wounds, last: dead
     ko_by_wounds = np.zeros((2, slots + 1), dtype=np.int64)  # knocked out / died, by wounds
@@ -190,9 +193,10 @@ def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,
     auto = inj["automatic_death_seconds"]
     charge = plan.rescue.charge_seconds
     for f in range(F):
-        living = np.flatnonzero(alive)
-        idx = living[rng.random(living.size) < plan.knockout_chance]
-        wounds = wounds_of[idx]
+        ko = np.flatnonzero(rng.random(living.size) < plan.knockout_chance)
+        idx = living[ko]
+        wounds = count[idx]
+        lo = np.cumsum(count)[idx] - wounds                # each one's injuries: held[lo:lo+wounds]
         seconds = plan.rescue.arrival.sample(idx.size, rng) + charge
         npv = plan.rescue.negative_hp.sample(idx.size, rng)
         face = rng.integers(1, inj["die"] + 1, size=idx.size)
@@ -202,34 +206,75 @@ def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,
         ko_by_wounds[0] += np.bincount(wounds, minlength=slots + 1)
         ko_by_wounds[1] += np.bincount(wounds[died], minlength=slots + 1)
         deaths[f] = died.sum()
-        dead = idx[died]
-        alive[dead] = False
-        row[dead] = -1
-        symptomatic[dead] = False
-        hurt = idx[~died]
-        free = np.argmax(row[hurt] < 0, axis=1)  # first empty slot
-        row[hurt, free] = code[~died]
-        symptomatic[hurt, free] = True
-        wounds_of[hurt] += 1
-        symptoms_of[hurt] += 1
+        hurt = ~died
+        h_lo = lo[hurt]
+        free = _first_empty_slots(held, h_lo, wounds[hurt], cbits + 1, smask)
+        # the dead leave with their injuries; the others' new injuries go in, in order
+        gone = np.where(died, wounds, 0)
+        before = np.cumsum(gone) - gone                    # injuries removed ahead of each
+        if deaths[f]:
+            living = np.delete(living, ko[died])
+            held = np.delete(held, _ranges(lo[died], gone[died]))
+        new = ((((idx[hurt] << sbits) | free) << cbits | code[hurt]) << 1) | 1
+        held = _insert_sorted(held, h_lo + free - before[hurt], new)
         # treatment interval after the fight: one draw per injury a living character carries
-        # (flat indices into the (n, slots) arrays, in the same row-major order)
         if n_full:
-            held = np.flatnonzero(flat_row >= 0)
-            held = held[rng.random(held.size) >= keep_full[flat_row[held]]]
-            flat_row[held] = -1
-            wounds_of -= np.bincount(held // slots, minlength=n)
-            symptoms_of -= np.bincount(held[flat_symptomatic[held]] // slots, minlength=n)
-            flat_symptomatic[held] = False
+            held = np.compress(rng.random(held.size) < keep_full[(held >> 1) & cmask], held)
         if n_light:
-            sore = np.flatnonzero(flat_symptomatic)
-            sore = sore[rng.random(sore.size) >= keep_symptom[flat_row[sore]]]
-            flat_symptomatic[sore] = False
-            symptoms_of -= np.bincount(sore // slots, minlength=n)
-        carried[f] = np.bincount(np.where(alive, wounds_of, slots + 1), minlength=slots + 2)
-        symptoms[f] = np.bincount(symptoms_of[alive], minlength=slots + 1)
+            sore = np.flatnonzero(held & 1)
+            sore = sore[rng.random(sore.size) >= keep_symptom[(held[sore] >> 1) & cmask]]
+            held[sore] &= ~1
+        owner = held >> cshift
+        count = np.bincount(owner, minlength=n)
+        carried[f, :slots + 1] = np.bincount(count, minlength=slots + 1)
+        carried[f, 0] -= n - living.size
+        carried[f, slots + 1] = n - living.size
+        symptoms[f] = _per_character(np.compress(held & 1, owner), living.size, slots)
     return {"deaths": deaths, "carried": carried, "ko_by_wounds": ko_by_wounds,
             "symptomatic": symptoms}
+
+
+def _first_empty_slots(held: np.ndarray, lo: np.ndarray, wounds: np.ndarray, shift: int,
+                       mask: int) -> np.ndarray:
+    """First empty slot of characters whose ``wounds`` injuries are ``held[lo:lo + wounds]``
+    (slot ``(held >> shift) & mask``, increasing within a character)."""
+    free = np.zeros(lo.size, dtype=np.int64)
+    todo = np.flatnonzero(wounds > 0)
+    j = 0
+    while todo.size:  # slots 0..j-1 taken: is slot j?
+        todo = todo[(held[lo[todo] + j] >> shift) & mask == j]
+        j += 1
+        free[todo] = j
+        todo = todo[wounds[todo] > j]
+    return free
+
+
+def _insert_sorted(a: np.ndarray, at: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``np.insert(a, at, values)`` for non-decreasing ``at`` (about twice as fast)."""
+    spot = at + np.arange(at.size)
+    out = np.empty(a.size + at.size, dtype=a.dtype)
+    out[spot] = values
+    old = np.ones(out.size, dtype=bool)
+    old[spot] = False
+    out[np.flatnonzero(old)] = a
+    return out
+
+
+def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The indices ``starts[i] .. starts[i] + lengths[i] - 1``, concatenated."""
+    ends = np.cumsum(lengths)
+    return np.arange(ends[-1] if ends.size else 0) + np.repeat(starts - ends + lengths, lengths)
+
+
+def _per_character(chars: np.ndarray, characters: int, slots: int) -> np.ndarray:
+    """How many of ``characters`` have 0..slots of the items ``chars`` (sorted owners)."""
+    if not chars.size:
+        out = np.zeros(slots + 1, dtype=np.int64)
+    else:
+        starts = np.flatnonzero(np.concatenate(([True], chars[1:] != chars[:-1])))
+        out = np.bincount(np.diff(starts, append=chars.size), minlength=slots + 1)
+    out[0] = characters - out[1:].sum()
+    return out
 
 
 def simulate(fights: int = 10, knockout_chance: float = 0.25, *, negative_hp="1d6",
