@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from balance import dice
-from balance.dice import convolution
+from balance.dice import convolution, pools
 from balance.budgets import MAX_EXPLOSIONS
 from balance.rules import load_rules
 
@@ -265,7 +265,7 @@ def test_rerolled_dice_are_convolved_over_their_range_only(monkeypatch, expr, co
             if getattr(module, name, None) is real:
                 monkeypatch.setattr(module, name, spy)
     dice._distribution.cache_clear()
-    dice._pool_probs.cache_clear()
+    pools._pool_probs.cache_clear()
     parsed = dice.parse(expr)
     got = dice.distribution(expr)
     left = 10_000 - low + 1 if "d10000" in expr else 100 - low + 1  # faces left: 1 or 2
