@@ -344,3 +344,21 @@ def test_duel_header_names_the_shields_it_simulated():
         header
     code, out, err = in_process("duel", "70", "--trials", "200")
     assert code == 0 and "shield" not in out.splitlines()[0], out   # none: nothing to name
+
+
+def test_import_ignores_the_empty_cells_a_spreadsheet_leaves_around_a_table(tmp_path):
+    """A trailing empty column (every line ending in a comma) and rows of empty cells are no
+    data: the table reads as exported."""
+    lines = exported(tmp_path).splitlines()
+    padded = tmp_path / "padded.csv"
+    padded.write_text("\n".join(line + "," for line in lines) + "\n,,,,,\n,,,,,\n",
+                      encoding="utf-8")
+    code, out, err = in_process("rules", "import", "injuries.table", padded,
+                                "--out", tmp_path / "v.toml")
+    assert code == 0, err
+    assert f"fingerprint {bl.load_rules().fingerprint}" in out, out
+    named = tmp_path / "named.csv"     # a column with a header is a column: refused by name
+    named.write_text("\n".join(lines[:1] + [line + ",x" for line in lines[1:]]).replace(
+        "fr\n", "fr,notes\n", 1) + "\n", encoding="utf-8")
+    assert "unknown column 'notes'" in one_error("rules", "import", "injuries.table", named,
+                                                 "--out", tmp_path / "w.toml")

@@ -192,7 +192,8 @@ def read_csv(path: str) -> pd.DataFrame:
     """A spreadsheet saved as CSV (UTF-8, a header row): only empty cells are missing (a
     name such as ``None`` or ``NA`` stays text). Cells are separated by commas, or by
     semicolons or tabs when the header row holds no comma (a spreadsheet set to French
-    saves CSV with semicolons)."""
+    saves CSV with semicolons). What a spreadsheet leaves around a table is no data and is
+    dropped: rows whose cells are all empty, columns with neither a header nor a value."""
     import io
 
     import pandas as pd
@@ -207,9 +208,12 @@ def read_csv(path: str) -> pd.DataFrame:
     header = text.split("\n", 1)[0]
     sep = next((s for s in (",", ";", "\t") if s in header), ",")
     try:
-        return pd.read_csv(io.StringIO(text), sep=sep, keep_default_na=False, na_values=[""])
+        frame = pd.read_csv(io.StringIO(text), sep=sep, keep_default_na=False, na_values=[""])
     except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         raise RulesError(f"{path}: not a CSV table ({' '.join(str(exc).split())})") from None
+    unnamed = [c for c in frame.columns  # pandas names a column without a header so
+               if str(c).startswith("Unnamed: ") and frame[c].isna().all()]
+    return frame.drop(columns=unnamed).dropna(how="all").reset_index(drop=True)
 
 
 def variant_text(rules: Rules, key: str, comment: str = "") -> str:
