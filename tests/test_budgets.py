@@ -14,6 +14,7 @@ from hypothesis import given, settings, strategies as st
 
 import balance as bl
 from balance import budgets, dice, montecarlo
+from balance.dice import sampling
 from balance.errors import RulesError
 
 LIMIT_AS = 2 << 30   # bytes of address space of a hostile CLI case
@@ -133,12 +134,12 @@ def test_sampling_many_dice_is_chunked_without_changing_the_draws():
     size = 3001   # odd rows x odd dice: the chunks must still cut the stream at even counts
     gen = np.random.default_rng(5)
     reference = gen.integers(1, 8, size=(size, 300)).sum(-1)
-    old = dice._SAMPLE_CHUNK
+    old = sampling._SAMPLE_CHUNK
     try:
-        dice._SAMPLE_CHUNK = 1000   # force many chunks
+        sampling._SAMPLE_CHUNK = 1000   # force many chunks
         got = d.sample(size, 5)
     finally:
-        dice._SAMPLE_CHUNK = old
+        sampling._SAMPLE_CHUNK = old
     np.testing.assert_array_equal(got, reference)
 
 

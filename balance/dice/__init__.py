@@ -62,6 +62,7 @@ from ..rng import RNGLike, as_generator
 from .convolution import _DIRECT_WORK, NOISE_FLOOR, _fft_convolve, _power, convolve
 from .distributions import Distribution, outcome_table
 from .pools import Pool, _die_probs, _pool_probs, _roll_probs
+from .sampling import _ENUMERATE_LIMIT, _sample_pool, _sum_of_draws, _sum_table
 
 __all__ = ["Dice", "Pool", "Distribution", "parse", "distribution", "sample", "convolve",
            "outcome_table", "MAX_DICE", "MAX_FACES", "MAX_EXPLOSIONS", "NOISE_FLOOR"]
@@ -71,9 +72,6 @@ _POOL = re.compile(r"^(\d*)[dD](\d+)(.+)$")
 _MODIFIER = re.compile(r"(rr|r)(\d+)|(!)|(kh|kl|dh|dl|k)(\d*)")
 _MODIFIERS_HELP = ("rN reroll once, rrN reroll until above N, ! explode, khK klK keep, "
                    "dhK dlK drop")
-_ENUMERATE_LIMIT = 1 << 16  # sample N dice of M faces with one draw when M**N is this small
-#: random draws held at once when summing many dice (memory of sample(): 8 MB)
-_SAMPLE_CHUNK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -188,27 +186,6 @@ def _shown(expr: object) -> str:
     """``repr(expr)``, cut to 40 characters for a one-line message."""
     text = repr(expr)
     return text if len(text) <= 40 else text[:37] + "..."
-
-
-def _sum_of_draws(gen: np.random.Generator, count: int, faces: int, rows: int) -> np.ndarray:
-    """Totals of ``rows`` rolls of ``count`` dice, drawn ``(rows, count)`` in row order but at
-    most :data:`_SAMPLE_CHUNK` draws at a time. Chunks hold an even number of draws, so the
-    stream is the one of a single draw."""
-    per = max(2, (_SAMPLE_CHUNK // count) // 2 * 2)
-    out = np.empty(rows, dtype=np.int64)
-    for start in range(0, rows, per):
-        stop = min(rows, start + per)
-        out[start:stop] = gen.integers(1, faces + 1, size=(stop - start, count)).sum(-1)
-    return out
-
-
-@lru_cache(maxsize=256)
-def _sum_table(count: int, faces: int) -> np.ndarray:
-    """Totals of every ordered outcome of ``count`` dice of ``faces`` faces (equiprobable)."""
-    grid = np.zeros(1, dtype=np.int64)
-    for _ in range(count):
-        grid = (grid[:, None] + np.arange(1, faces + 1)).ravel()
-    return grid
 
 
 @lru_cache(maxsize=512)
@@ -381,45 +358,6 @@ def _made(dice: Dice, probs: np.ndarray, start: int | None = None,
         keep = probs > 0
         totals, probs = totals[keep], probs[keep]
     return Distribution(totals, probs, str(dice))
-
-
-
-
-def _sample_rolls(gen: np.random.Generator, pool: Pool, shape) -> np.ndarray:
-    """Rolls of a pool's die, reroll applied (once: rolled again; until: above N)."""
-    if pool.until:
-        return gen.integers(pool.reroll + 1, pool.faces + 1, size=shape)
-    rolls = gen.integers(1, pool.faces + 1, size=shape)
-    if pool.reroll:
-        again = rolls <= pool.reroll
-        rolls[again] = gen.integers(1, pool.faces + 1, size=int(again.sum()))
-    return rolls
-
-
-def _sample_pool(gen: np.random.Generator, pool: Pool, rows: int) -> np.ndarray:
-    """Totals of ``rows`` rolls of a pool: every die rolled (reroll, explosion), then the
-    kept ones summed; at most :data:`_SAMPLE_CHUNK` dice at a time."""
-    per = max(1, _SAMPLE_CHUNK // pool.count)
-    out = np.empty(rows, dtype=np.int64)
-    k = pool.kept
-    for start in range(0, rows, per):
-        stop = min(rows, start + per)
-        dice = _sample_rolls(gen, pool, (stop - start, pool.count))
-        if pool.explode:
-            last = dice.copy()
-            for _ in range(MAX_EXPLOSIONS):
-                hit = last == pool.faces
-                if not hit.any():
-                    break
-                extra = _sample_rolls(gen, pool, int(hit.sum()))
-                dice[hit] += extra
-                last = np.zeros_like(last)
-                last[hit] = extra
-        if pool.keep:
-            dice = np.sort(dice, axis=-1)
-            dice = dice[:, -k:] if pool.highest else dice[:, :k]
-        out[start:stop] = dice.sum(-1)
-    return out
 
 
 def _fft_probs(dice: Dice) -> np.ndarray:
