@@ -68,7 +68,8 @@ class Kernel:
 
 KERNELS: dict[str, Kernel] = {}
 #: Modules imported before a benchmark so that the kernels they ``register`` are listed.
-KERNEL_MODULES: list[str] = ["balance.bench.percentile", "balance.bench.fights"]
+KERNEL_MODULES: list[str] = ["balance.bench.percentile", "balance.bench.fights",
+                             "balance.bench.campaign"]
 
 
 def register(kernel: Kernel) -> Kernel:
