@@ -362,3 +362,23 @@ def test_import_ignores_the_empty_cells_a_spreadsheet_leaves_around_a_table(tmp_
         "fr\n", "fr,notes\n", 1) + "\n", encoding="utf-8")
     assert "unknown column 'notes'" in one_error("rules", "import", "injuries.table", named,
                                                  "--out", tmp_path / "w.toml")
+
+
+def test_a_french_spreadsheet_round_trip_keeps_integers_whole_and_reads_decimal_commas(
+        tmp_path):
+    """``percentile.magic.veneration``: an open-ended last row (no ``high``) made pandas
+    write the integer bounds as 99.0; a French spreadsheet writes 0,25 for 0.25."""
+    path = tmp_path / "ven.csv"
+    code, out, err = in_process("rules", "export", "percentile.magic.veneration", "--csv", path)
+    assert code == 0, err
+    text = path.read_text(encoding="utf-8")
+    assert text.splitlines()[1:3] == ["0,99,0.25", "100,999,0.5"], text
+    french = tmp_path / "ven_fr.csv"
+    french.write_text(text.replace(",", ";").replace("0.25", "0,3").replace("0.5", "0,5"),
+                      encoding="utf-8")
+    code, out, err = in_process("rules", "import", "percentile.magic.veneration", french,
+                                "--out", tmp_path / "v.toml")
+    assert code == 0, err
+    rows = bl.load_rules(str(tmp_path / "v.toml")).get("percentile.magic.veneration")
+    assert [r["fraction"] for r in rows] == [0.3, 0.5, 0.75, 1.0]
+    assert [r.get("high") for r in rows] == [99, 999, 9999, None]

@@ -111,6 +111,10 @@ def _hints(rows) -> dict[str, type]:
     return {k: t for k, t in hints.items() if k not in mixed}
 
 
+#: a decimal number as a spreadsheet writes it, with a point or a comma (French): 0,25
+_DECIMAL = re.compile(r"[+-]?(\d+([.,]\d*)?|[.,]\d+)([eE][+-]?\d+)?")
+
+
 def _cell(value: Any, hint: type | None, where: str) -> Any:
     """One spreadsheet cell as a rules value; None when empty (the key is left out)."""
     if hasattr(value, "item") and callable(value.item):  # numpy scalars
@@ -129,6 +133,8 @@ def _cell(value: Any, hint: type | None, where: str) -> Any:
         return int(value)
     if hint is int and isinstance(value, str) and re.fullmatch(r"[+-]?\d+", value.strip()):
         return int(value)
+    if hint is float and isinstance(value, str) and _DECIMAL.fullmatch(value.strip()):
+        return float(value.strip().replace(",", "."))  # a column holding a decimal comma
     if hint is str and not isinstance(value, str) and not isinstance(value, bool):
         return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
     return value
@@ -177,11 +183,15 @@ def with_table(rules: Rules, key: str, frame: pd.DataFrame, *, source: str | Non
 
 # --- text: CSV and a variant file -----------------------------------------------------
 def to_csv(rules: Rules, key: str) -> str:
-    """The table at ``key`` as CSV text: full precision, list and mapping cells as TOML."""
+    """The table at ``key`` as CSV text: full precision, list and mapping cells as TOML, an
+    integer column with empty cells still as integers (``99``, not pandas' ``99.0``)."""
     from .variant_file import _value
 
     frame = table(rules, key)
+    hints = _hints(_rows(rules, key))
     for column in frame.columns:
+        if hints.get(column) is int and frame[column].isna().any():
+            frame[column] = frame[column].astype("Int64")
         if frame[column].map(lambda v: isinstance(v, (list, dict))).any():
             frame[column] = frame[column].map(
                 lambda v: _value(v) if isinstance(v, (list, dict)) else v)
