@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from balance import dice
-from balance.dice import convolution, pools
+from balance.dice import convolution, expressions, pools
 from balance.budgets import MAX_EXPLOSIONS
 from balance.rules import load_rules
 
@@ -264,7 +264,7 @@ def test_rerolled_dice_are_convolved_over_their_range_only(monkeypatch, expr, co
         for module in modules:  # wherever the dice modules call it from
             if getattr(module, name, None) is real:
                 monkeypatch.setattr(module, name, spy)
-    dice._distribution.cache_clear()
+    expressions._distribution.cache_clear()
     pools._pool_probs.cache_clear()
     parsed = dice.parse(expr)
     got = dice.distribution(expr)
