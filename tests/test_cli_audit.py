@@ -382,3 +382,11 @@ def test_a_french_spreadsheet_round_trip_keeps_integers_whole_and_reads_decimal_
     rows = bl.load_rules(str(tmp_path / "v.toml")).get("percentile.magic.veneration")
     assert [r["fraction"] for r in rows] == [0.3, 0.5, 0.75, 1.0]
     assert [r.get("high") for r in rows] == [99, 999, 9999, None]
+
+
+def test_rules_show_prints_whole_numbers_whole_next_to_an_empty_cell():
+    code, out, err = in_process("rules", "show", "percentile.magic.veneration")
+    assert code == 0, err
+    rows = [line.split() for line in out.splitlines()[-4:]]
+    assert rows == [["0", "99", "0.25"], ["100", "999", "0.5"], ["1000", "9999", "0.75"],
+                    ["10000", "1.0"]], out

@@ -125,7 +125,7 @@ def _spread(frame):
                 columns[f"{name}.{k}"] = [None if v is None else v.get(k) for v in cells]
         else:
             columns[name] = cells
-    return pd.DataFrame(columns)
+    return pd.DataFrame(columns, dtype=object)  # cells as they are: 99 stays 99
 
 
 def _cells(frame, wrap: tuple[str, ...] = ()) -> list[tuple[str, list[str], bool]]:
@@ -223,7 +223,9 @@ def _show(args) -> int:
         print("\n(each table as CSV: balance rules export KEY --csv FILE)")
     for path, rows in tables:
         print(f"\n{plain_text(path)} ({len(rows)} rows)")
-        print("\n".join(table_lines(_spread(rules.table(path)))))
+        columns = rules.table(path).columns  # each cell as the rules hold it: 99, not 99.0
+        frame = pd.DataFrame({c: [row.get(c) for row in rows] for c in columns}, dtype=object)
+        print("\n".join(table_lines(_spread(frame))))
     return 0
 
 
