@@ -229,7 +229,7 @@ def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,
         carried[f, :slots + 1] = np.bincount(count, minlength=slots + 1)
         carried[f, 0] -= n - living.size
         carried[f, slots + 1] = n - living.size
-        symptoms[f] = _per_character(np.compress(held & 1, owner), living.size, slots)
+        symptoms[f] = _per_character(np.compress((held & 1) == 1, owner), living.size, slots)
     return {"deaths": deaths, "carried": carried, "ko_by_wounds": ko_by_wounds,
             "symptomatic": symptoms}
 
