@@ -408,9 +408,9 @@ def test_bench_quick_smoke():
                          text=True, check=True, timeout=120).stdout
     lines = out.splitlines()
     names = list(load_kernels())
-    # every kernel the issues name (3: injury, d20; 4: fights; 5: d100 tiers, duels)
+    # every kernel the issues name (3: injury, d20; 4: fights; 5: d100 tiers, duels; 16: campaign)
     assert {"critical-injury", "d20-test", "d100-tiers", "percentile-duel",
-            "gm-fight-4v4"} <= set(names)
+            "gm-fight-4v4", "campaign"} <= set(names)
     for name in names:
         assert any(line.startswith(name + " ") for line in lines), name
     assert any(line.startswith("memory:") for line in lines)

@@ -125,7 +125,7 @@ def _agree(name):
 def test_every_issue_kernel_is_registered():
     names = set(bench.load_kernels())
     assert {"critical-injury", "d20-test", "d100-tiers", "percentile-duel",
-            "gm-fight-4v4"} <= names
+            "gm-fight-4v4", "campaign"} <= names
     duel = bench.KERNELS["percentile-duel"]
     assert duel.unit == "duel" and duel.target_rate == 1e5
     assert bench.KERNELS["gm-fight-4v4"].unit == "fight"
