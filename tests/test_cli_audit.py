@@ -390,3 +390,21 @@ def test_rules_show_prints_whole_numbers_whole_next_to_an_empty_cell():
     rows = [line.split() for line in out.splitlines()[-4:]]
     assert rows == [["0", "99", "0.25"], ["100", "999", "0.5"], ["1000", "9999", "0.75"],
                     ["10000", "1.0"]], out
+
+
+def test_diff_and_check_print_the_seeds_and_trials_they_drew_with(tmp_path):
+    from balance.regression.diff import independent_seed
+
+    code, out, err = in_process(*DIFF, "--seed", "7")
+    assert code == 1, err
+    assert out.splitlines()[0] == f"seed 7 (base), {independent_seed(7)} (variant); 100 " \
+                                  "trials per Monte Carlo metric", out
+    code, out, err = in_process(*DIFF, "--seed", "7", "--crn")
+    assert out.splitlines()[0] == "seed 7 (both sides: common random numbers); 100 trials " \
+                                  "per Monte Carlo metric", out
+    snap = tmp_path / "s.json"
+    code, out, err = in_process("snapshot", "--out", snap, "--trials", "200", "--seed", "3",
+                                "--only", "death.p*")
+    assert code == 0, err
+    code, out, err = in_process("check", "--baseline", snap)
+    assert code == 0 and out.splitlines()[0].startswith("seed 3 (both sides"), out

@@ -181,6 +181,7 @@ def diff_command(args) -> int:
     variant = as_snapshot(_side(args.variant), seed=seed if args.crn else independent_seed(seed),
                           **options)
     frame = compare_snapshots(base, variant, alpha=args.alpha, tolerances=options["tolerances"])
+    print(_seeds(frame))
     print(format_table(frame, only_moved=not args.all))
     if args.csv:
         write_file(args.csv, frame.to_csv(index=False), what="--csv")
@@ -192,12 +193,25 @@ def diff_command(args) -> int:
     return 1 if frame["moved"].any() else 0
 
 
+def _seeds(frame) -> str:
+    """The seeds and trials both sides of a comparison drew with (printed first, as every
+    Monte Carlo command prints its seed)."""
+    a = frame.attrs
+    seeds = (f"seed {a['base_seed']} (both sides: common random numbers)"
+             if a["base_seed"] == a["variant_seed"] else
+             f"seed {a['base_seed']} (base), {a['variant_seed']} (variant)")
+    trials = (f"{a['base_trials']:,}" if a["base_trials"] == a["variant_trials"] else
+              f"{a['base_trials']:,} (base) and {a['variant_trials']:,} (variant)")
+    return f"{seeds}; {trials} trials per Monte Carlo metric"
+
+
 def check_command(args) -> int:
     """``balance check``: 0 nothing moved, 1 something moved (unusable input raises: exit 2)."""
     from ..regression import check, format_table
     frame = check(args.baseline, load(args.rules), trials=args.trials, seed=args.seed,
                   independent=args.independent, alpha=args.alpha,
                   tolerances=_tolerances(args) or None)
+    print(_seeds(frame))
     print(format_table(frame, only_moved=not args.all))
     return 1 if frame["moved"].any() else 0
 
