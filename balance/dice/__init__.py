@@ -53,11 +53,14 @@ import numpy as np
 
 from ..budgets import MAX_DICE, MAX_EXPLOSIONS, MAX_FACES
 from ..rng import RNGLike
-from .convolution import NOISE_FLOOR, convolve
-from .distributions import Distribution, outcome_table
-from .expressions import Dice
-from .notation import parse
+# in the order the reference page shows them (members in source order): the modified term, the
+# expression, its distribution, the notation, then the helpers
 from .pools import Pool
+from .expressions import Dice
+from .distributions import Distribution
+from .notation import parse
+from .distributions import outcome_table
+from .convolution import NOISE_FLOOR, convolve
 # reached here by other modules: _shown quotes values in balance.rules.budget_checks, and every
 # memo of the package is cleared by balance.bench.exact (the cached helpers it finds in
 # balance.dice) to time a cold answer
