@@ -408,3 +408,13 @@ def test_diff_and_check_print_the_seeds_and_trials_they_drew_with(tmp_path):
     assert code == 0, err
     code, out, err = in_process("check", "--baseline", snap)
     assert code == 0 and out.splitlines()[0].startswith("seed 3 (both sides"), out
+
+
+def test_rules_check_json_and_csv_keep_the_fingerprints():
+    variant = bl.load_rules("death_threshold_180")
+    code, out, err = in_process("rules", "check", "death_threshold_180", "--format", "json")
+    rows = json.loads(out)
+    assert code == 0 and rows and {(r["fingerprint"], r["bundled_fingerprint"]) for r in rows} \
+        == {(variant.fingerprint, bl.load_rules().fingerprint)}, out
+    code, out, err = in_process("rules", "check", "death_threshold_180", "--format", "csv")
+    assert out.splitlines()[0] == "key,bundled,variant,fingerprint,bundled_fingerprint", out

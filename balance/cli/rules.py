@@ -58,7 +58,9 @@ def _check(args) -> int:
     if args.format == "table" and frame.empty:
         print(title)
         return 0
-    emit(frame, args.format, title=title)
+    header = None if args.format == "table" else {  # the title's values, on every row
+        "fingerprint": rules.fingerprint, "bundled_fingerprint": base.fingerprint}
+    emit(frame, args.format, title=title, header=header)
     return 0
 
 
