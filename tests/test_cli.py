@@ -109,11 +109,14 @@ def test_rules_check_lists_what_a_variant_changes(capsys, tmp_path):
     variant.write_text("[injuries]\ndeath_threshold = 180\nautomatic_death_seconds = 170\n")
     code, out, err = run(capsys, "rules", "check", str(variant), "--format", "json")
     assert code == 0 and err == ""
-    assert json.loads(out) == [
-        {"key": "injuries.death_threshold", "bundled": "176", "variant": "180"},
-        {"key": "injuries.automatic_death_seconds", "bundled": "175", "variant": "170"}]
-    code, out, _ = run(capsys, "rules", "check", str(variant))
     import balance as bl
+    fingerprints = {"fingerprint": bl.load_rules(variant).fingerprint,
+                    "bundled_fingerprint": bl.load_rules().fingerprint}
+    assert json.loads(out) == [
+        {"key": "injuries.death_threshold", "bundled": "176", "variant": "180", **fingerprints},
+        {"key": "injuries.automatic_death_seconds", "bundled": "175", "variant": "170",
+         **fingerprints}]
+    code, out, _ = run(capsys, "rules", "check", str(variant))
     assert bl.load_rules(variant).fingerprint in out
 
 
