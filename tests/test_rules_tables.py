@@ -111,7 +111,8 @@ def test_cli_export_edit_import_round_trip(tmp_path, monkeypatch):
     import json
     bundled = str(bl.load_rules().get("injuries.table")[4]["modifier"])
     assert json.loads(out) == [{"key": "injuries.table.5.modifier", "bundled": bundled,
-                                "variant": "-7"}]
+                                "variant": "-7", "fingerprint": variant.fingerprint,
+                                "bundled_fingerprint": bl.load_rules().fingerprint}]
 
 
 def test_cli_import_of_a_broken_table_writes_nothing(tmp_path, monkeypatch):
