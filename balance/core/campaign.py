@@ -174,15 +174,16 @@ def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,
     # probability that an injury of each row survives the interval's attempts
     keep_full = (1 - full_p) ** n_full
     keep_symptom = (1 - light_p) ** n_light
-    # The injuries living characters carry, one int64 each in (character, slot) order, the
+    # The injuries living characters carry, one integer each in (character, slot) order, the
     # order in which the treatment draws go to them: character, slot (its first empty one when
     # it was taken), table row, symptomatic bit. The work per fight follows the knocked out
     # and the injuries carried, not the characters times the slots.
     sbits, cbits = slots.bit_length(), rows.bit_length()
     cshift = sbits + cbits + 1                             # character = held >> cshift
     smask, cmask = (1 << sbits) - 1, (1 << cbits) - 1
-    held = ((np.arange(n, dtype=np.int64)[:, None] << sbits)
-            + np.arange(plan.start_wounds)).reshape(-1) << (cbits + 1)
+    key = np.int32 if (n + 1) << cshift < 2**31 else np.int64   # int32: half the bytes to move
+    held = (((np.arange(n, dtype=np.int64)[:, None] << sbits)
+             + np.arange(plan.start_wounds)).reshape(-1) << (cbits + 1)).astype(key)
     held |= 1  # pre-existing injuries: first row (no modifier), symptomatic
     living = np.arange(n, dtype=np.int64)
     count = np.full(n, plan.start_wounds, dtype=np.int64)  # injuries carried, by character
@@ -221,7 +222,7 @@ def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,
         if n_full:
             held = np.compress(rng.random(held.size) < keep_full[(held >> 1) & cmask], held)
         if n_light:
-            sore = np.flatnonzero(held & 1)
+            sore = np.flatnonzero((held & 1).astype(bool))
             sore = sore[rng.random(sore.size) >= keep_symptom[(held[sore] >> 1) & cmask]]
             held[sore] &= ~1
         owner = held >> cshift
