@@ -418,3 +418,13 @@ def test_rules_check_json_and_csv_keep_the_fingerprints():
         == {(variant.fingerprint, bl.load_rules().fingerprint)}, out
     code, out, err = in_process("rules", "check", "death_threshold_180", "--format", "csv")
     assert out.splitlines()[0] == "key,bundled,variant,fingerprint,bundled_fingerprint", out
+
+
+@pytest.mark.parametrize("argv,start", [
+    (["fight", "Dragonn", "--trials", "100"],
+     "argument creatures: unknown creature 'Dragonn' (did you mean 'Dragon'?)"),
+    (["fight", "Goblin", "--party", "Wariror", "--trials", "100"],
+     "argument --party: unknown party member 'Wariror' (did you mean 'Warrior'?)"),
+])
+def test_fight_names_the_argument_holding_an_unknown_name(argv, start):
+    assert one_error(*argv).startswith(f"balance: error: {start}")

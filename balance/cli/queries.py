@@ -215,8 +215,15 @@ def _fight(args) -> int:
     from ..guide import fights
 
     rules = load(args.rules)
-    sim = fights.simulate(args.creatures, args.party or None, level=args.level,
-                          trials=args.trials, seed=args.seed, workers=args.workers, rules=rules)
+    try:
+        sim = fights.simulate(args.creatures, args.party or None, level=args.level,
+                              trials=args.trials, seed=args.seed, workers=args.workers,
+                              rules=rules)
+    except ValueError as exc:  # a name of the bestiary or the party: the argument holding it
+        for what, option in (("creature", "creatures"), ("party member", "--party")):
+            if str(exc).startswith(f"unknown {what} "):
+                raise ValueError(f"argument {option}: {exc}") from None
+        raise
     table = sim.table.drop(columns=[c for c in ("seed", "fingerprint", "trials")
                                     if c in sim.table])
     emit(table, args.format, header={"creatures": " ".join(args.creatures), **_seeded(args)})
