@@ -4,8 +4,9 @@ Seeded duel figures are quoted in the docs, the tests and the regression baselin
 to :mod:`balance.percentile._duel_kernel` must draw the same dice in the same order and give
 the same results. Each case pins, for 3,000 duels from seed 7, the wins, the exchanges and a
 digest of every output of :func:`balance.percentile.duel_sampler` together with the
-generator's state afterwards (how far the stream was consumed). The values were taken from the
-kernel as it was before the issue-16 rework (commit 9e502e3) and checked again after it.
+generator's state afterwards (how far the stream was consumed), in six situations (one with
+armour so large that the location keys need 64 bits). The values were taken from the kernel
+as it was before the issue-16 rework (commit 9e502e3) and checked again after it.
 Regenerate them only on purpose, for a change that is meant to alter the stream.
 """
 from __future__ import annotations
@@ -35,6 +36,9 @@ def _spec(case: str):
         return P.duel_spec(c(60), c(60, shield="buckler"), surprise="second", charge="first")
     if case == "evade-timeouts":
         return P.duel_spec(c(40, evade=80, armour=3), c(35, evade=70), max_rounds=3)
+    if case == "huge-armour":           # location keys beyond int32: computed in int64
+        return P.duel_spec(c(70, armour=10**9), c(50, armour=3 * 10**8, shield="heater"),
+                           charge="first")
     rules = bl.rules.resolve(None).updated(_D1000)   # a d1000: no table of roll pairs
     return P.duel_spec(c(70, rules=rules), c(50, rules=rules), rules=rules, charge="both")
 
@@ -52,6 +56,7 @@ def _digest(out: dict, gen: np.random.Generator) -> str:
     ("armour-shields-legacy", [2200, 800, 0], 9644, "8fcdc27a2487f5be"),
     ("surprise-charge", [1816, 1184, 0], 11676, "d0e37a33b107fcaa"),
     ("evade-timeouts", [669, 197, 2134], 14130, "597f824d700506e8"),
+    ("huge-armour", [1252, 420, 1328], 78808, "7d1a558d1eb628ef"),
     ("d1000", [1423, 919, 658], 64573, "df237623eb4e18e2"),
 ])
 def test_duel_kernel_draws_and_results_are_pinned(case, wins, exchanges, digest):

@@ -27,6 +27,7 @@ from .exchange import DEATH, INCAPACITATION, NONE, UNCONSCIOUS, exchange
 from .rolls import _skill_cap, tier_lookup
 
 _TABLE_LIMIT = 1 << 20
+_SMALL = 1 << 20        # dice outcomes, armour, hit points and SIZ below this are int32
 _PAIR_DIE = 256         # up to this die, one table of every (attack, defence) roll pair
 _COMBOS = 16            # charging * 8 + attacker prone * 4 + defender prone * 2 + defends
 _SITUATIONS = 2 * _COMBOS * 16   # (surprise bonus * 16 + combo) * 16 + tier-pair code
@@ -50,6 +51,13 @@ def _outcomes(expr: str) -> np.ndarray | None:
     return np.sort(grid)
 
 
+def _narrow(values) -> np.ndarray:
+    """``values`` as int32 when they are small (the blow's arithmetic then stays in one
+    dtype), else int64: products such as hp * 2 * L must not wrap around."""
+    out = np.asarray(values, dtype=np.int64)
+    return out.astype(np.int32) if out.size == 0 or np.abs(out).max() < _SMALL else out
+
+
 class _Roll:
     """Exact sampler of one dice expression (a table of equally likely outcomes when small)."""
 
@@ -59,8 +67,7 @@ class _Roll:
         self.transform = transform
         if table is not None and transform is not None:
             table = transform(table)
-        # int32, as the hit points and armour: the blow's arithmetic stays in one dtype
-        self.table = None if table is None else table.astype(np.int32)
+        self.table = None if table is None else _narrow(table)
 
     def __call__(self, size: int, gen: np.random.Generator) -> np.ndarray:
         if self.table is not None:
@@ -235,12 +242,10 @@ def tables(spec) -> Tables:
         frac=tuple((fraction(a, False), fraction(a, True)) for a in (0, 1)),
         frac_charge=tuple((fraction(a, False, charge_steps), fraction(a, True, charge_steps))
                           for a in (0, 1)),
-        armour=np.array([x.armour for x in f], dtype=np.int32),
-        any_armour=tuple(any(x.armour) for x in f),
-        hp_max=np.array([x.hit_points for x in f], dtype=np.int32),
-        key_offset=((2 * np.array([x.armour for x in f]) - vital) * L
-                    + np.arange(L)).astype(np.int32),
-        siz=np.array([x.siz for x in f], dtype=np.int32),
+        armour=_narrow([x.armour for x in f]), any_armour=tuple(any(x.armour) for x in f),
+        hp_max=_narrow([x.hit_points for x in f]),
+        key_offset=_narrow((2 * np.array([x.armour for x in f]) - vital) * L + np.arange(L)),
+        siz=_narrow([x.siz for x in f]),
         knock_fails=np.stack([np.concatenate([[False], tier_lookup(rules)[
             min(x.knockback_skill, _skill_cap(rules)), 1:] < SUCCESS]) for x in f]),
         has_shield=np.array([x.shield_size >= 0 for x in f]),
