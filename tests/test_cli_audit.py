@@ -428,3 +428,20 @@ def test_rules_check_json_and_csv_keep_the_fingerprints():
 ])
 def test_fight_names_the_argument_holding_an_unknown_name(argv, start):
     assert one_error(*argv).startswith(f"balance: error: {start}")
+
+
+def test_calibrate_takes_bestiary_names_as_fight_does():
+    from balance.guide import creatures, encounters
+
+    want = encounters.calibration([creatures.creature("Goblin"), creatures.creature("Troll"),
+                                   "1/2"], 3)
+    code, out, err = in_process("calibrate", "goblin", "Troll", "1/2", "--pcs", "3",
+                                "--format", "json")
+    assert code == 0, err
+    row = json.loads(out)[0]
+    assert (row["calibration"], row["challenge"]) == (str(want.value), want.challenge), row
+    line = one_error("calibrate", "Goblinn")
+    assert line.startswith("balance: error: argument ratios: 'Goblinn' is neither an adversity "
+                           "ratio (e.g. 3/1 or 1/2) nor a creature of the bestiary (did you mean "
+                           "'Goblin'?); creatures: Goblin, Dragon, "), line
+    assert "3/0" in one_error("calibrate", "3/0")

@@ -193,13 +193,38 @@ def _rest(args) -> int:
 
 
 # --- GM guide ---------------------------------------------------------------------------
+def _ratio_or_creature(text: str, rules):
+    """``balance calibrate``'s argument: an adversity ratio as typed (the library reads it),
+    or the sheet of the bestiary creature of that name (English or French, as ``fight``)."""
+    from fractions import Fraction
+
+    from ..errors import did_you_mean
+    from ..guide import creatures
+
+    try:
+        Fraction(text)
+        return text
+    except (ValueError, ZeroDivisionError):
+        if not any(c.isalpha() for c in text):
+            return text  # not a name: the library says what is wrong with the ratio
+    try:
+        return creatures.creature(text, rules=rules)
+    except ValueError:
+        rows = rules.get("bestiary.creatures")
+        names = [row[k] for row in rows for k in ("en", "fr") if k in row]
+        raise ValueError(f"argument ratios: {text!r} is neither an adversity ratio (e.g. 3/1 "
+                         f"or 1/2) nor a creature of the bestiary{did_you_mean(text, names)}; "
+                         f"creatures: {', '.join(row['en'] for row in rows)}") from None
+
+
 def _calibrate(args) -> int:
     from ..guide import encounters
 
     rules = load(args.rules)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", encounters.EncounterAdvice)
-        cal = encounters.calibration(args.ratios, args.pcs, lang=args.lang, rules=rules)
+        cal = encounters.calibration([_ratio_or_creature(text, rules) for text in args.ratios],
+                                     args.pcs, lang=args.lang, rules=rules)
     for w in caught:
         if issubclass(w.category, encounters.EncounterAdvice):
             print(f"balance: advice: {w.message}", file=sys.stderr)
@@ -370,7 +395,8 @@ def register(sub) -> None:
                 "Calibration = sum of the creatures' adversity ratios - number of PCs, and "
                 "its challenge level. Advice the encounter does not follow goes to stderr.",
                 _calibrate)
-    p.add_argument("ratios", nargs="+", help="adversity ratios, e.g. 3/1 1/2 1/2")
+    p.add_argument("ratios", nargs="+", help="adversity ratios or bestiary names (English "
+                   "or French), e.g. 3/1 1/2 1/2 or Goblin Troll")
     p.add_argument("--pcs", type=int, default=4, help="number of PCs (default 4)")
     add_lang(p, "language of the challenge name")
 
