@@ -180,7 +180,10 @@ def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,
     # and the injuries carried, not the characters times the slots.
     sbits, cbits = slots.bit_length(), rows.bit_length()
     cshift = sbits + cbits + 1                             # character = held >> cshift
-    smask, cmask = (1 << sbits) - 1, (1 << cbits) - 1
+    smask, low = (1 << sbits) - 1, (1 << (cbits + 1)) - 1    # slot; row and symptom bits
+    # the keep chances looked up by the low bits, (row << 1) | symptomatic
+    keep_full, keep_symptom = (np.repeat(np.pad(k, (0, (1 << cbits) - rows), constant_values=1), 2)
+                               for k in (keep_full, keep_symptom))
     key = np.int32 if (n + 1) << cshift < 2**31 else np.int64   # int32: half the bytes to move
     held = (((np.arange(n, dtype=np.int64)[:, None] << sbits)
              + np.arange(plan.start_wounds)).reshape(-1) << (cbits + 1)).astype(key)
@@ -220,10 +223,10 @@ def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,
         held = _insert_sorted(held, h_lo + free - before[hurt], new)
         # treatment interval after the fight: one draw per injury a living character carries
         if n_full:
-            held = np.compress(rng.random(held.size) < keep_full[(held >> 1) & cmask], held)
+            held = np.compress(rng.random(held.size) < keep_full[held & low], held)
         if n_light:
             sore = np.flatnonzero((held & 1).astype(bool))
-            sore = sore[rng.random(sore.size) >= keep_symptom[(held[sore] >> 1) & cmask]]
+            sore = sore[rng.random(sore.size) >= keep_symptom[held[sore] & low]]
             held[sore] &= ~1
         owner = held >> cshift
         count = np.bincount(owner, minlength=n)
@@ -239,8 +242,11 @@ def _first_empty_slots(held: np.ndarray, lo: np.ndarray, wounds: np.ndarray, shi
                        mask: int) -> np.ndarray:
     """First empty slot of characters whose ``wounds`` injuries are ``held[lo:lo + wounds]``
     (slot ``(held >> shift) & mask``, increasing within a character)."""
-    free = np.zeros(lo.size, dtype=np.int64)
+    free = wounds.copy()
     todo = np.flatnonzero(wounds > 0)
+    # most have no gap: their last injury is in slot wounds - 1
+    todo = todo[(held[lo[todo] + wounds[todo] - 1] >> shift) & mask != wounds[todo] - 1]
+    free[todo] = 0
     j = 0
     while todo.size:  # slots 0..j-1 taken: is slot j?
         todo = todo[(held[lo[todo] + j] >> shift) & mask == j]
