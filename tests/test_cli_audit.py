@@ -445,3 +445,11 @@ def test_calibrate_takes_bestiary_names_as_fight_does():
                            "ratio (e.g. 3/1 or 1/2) nor a creature of the bestiary (did you mean "
                            "'Goblin'?); creatures: Goblin, Dragon, "), line
     assert "3/0" in one_error("calibrate", "3/0")
+
+
+def test_charisma_prints_its_expected_price_in_one_format():
+    code, out, err = in_process("charisma", "--price", "100", "--charisma", "3",
+                                "--difficulty", "99")
+    assert code == 0, err
+    title, header = out.splitlines()[:2]
+    assert title == "expected price: 97.5000" and header.endswith("expected price 97.5000"), out

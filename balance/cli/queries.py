@@ -13,6 +13,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from .options import _shown as shown
 from .options import add_format, add_lang, add_mc, add_rules, emit, load
 
 __all__ = ["register"]
@@ -266,9 +267,10 @@ def _charisma(args) -> int:
     frame = pd.DataFrame({"outcome": list(out.attrs["prices"]),
                           "probability": [out[k] for k in out.attrs["prices"]],
                           "price": list(out.attrs["prices"].values())})
-    emit(frame, args.format, title=f"expected price: {out['expected_price']:.2f}",
+    price = float(out["expected_price"])  # shown as the header shows it: one number format
+    emit(frame, args.format, title=f"expected price: {shown(price)}",
          header={"price": args.price, "charisma": args.charisma,
-                 "difficulty": args.difficulty, "expected_price": float(out["expected_price"])})
+                 "difficulty": args.difficulty, "expected_price": price})
     return 0
 
 
