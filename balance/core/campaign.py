@@ -188,7 +188,7 @@ def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,
     held = (((np.arange(n, dtype=np.int64)[:, None] << sbits)
              + np.arange(plan.start_wounds)).reshape(-1) << (cbits + 1)).astype(key)
     held |= 1  # pre-existing injuries: first row (no modifier), symptomatic
-    living = np.arange(n, dtype=np.int64)
+    living = np.arange(n, dtype=key)
     count = np.full(n, plan.start_wounds, dtype=np.int64)  # injuries carried, by character
     deaths = np.zeros(F, dtype=np.int64)
     carried = np.zeros((F, slots + 2), dtype=np.int64)     # 0..slots wounds, last: dead
@@ -213,14 +213,17 @@ def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,
         hurt = ~died
         h_lo = lo[hurt]
         free = _first_empty_slots(held, h_lo, wounds[hurt], cbits + 1, smask)
+        at = h_lo + free                                   # where each new injury goes
         # the dead leave with their injuries; the others' new injuries go in, in order
-        gone = np.where(died, wounds, 0)
-        before = np.cumsum(gone) - gone                    # injuries removed ahead of each
         if deaths[f]:
-            living = np.delete(living, ko[died])
-            held = np.delete(held, _ranges(lo[died], gone[died]))
-        new = ((((idx[hurt] << sbits) | free) << cbits | code[hurt]) << 1) | 1
-        held = _insert_sorted(held, h_lo + free - before[hurt], new)
+            dead = np.flatnonzero(died)
+            living = np.delete(living, ko[dead])
+            held = np.delete(held, _ranges(lo[dead], wounds[dead]))
+            # minus the injuries of the dead ahead of each
+            at -= np.cumsum(np.concatenate(([0], wounds[dead])))[
+                np.searchsorted(dead, np.flatnonzero(hurt))]
+        new = ((((idx[hurt].astype(np.int64) << sbits) | free) << cbits | code[hurt]) << 1) | 1
+        held = _insert_sorted(held, at, new)
         # treatment interval after the fight: one draw per injury a living character carries
         if n_full:
             held = np.compress(rng.random(held.size) < keep_full[held & low], held)
