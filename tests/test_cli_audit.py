@@ -140,15 +140,20 @@ def exported(tmp_path) -> str:
     return path.read_text(encoding="utf-8")
 
 
+def imported(tmp_path, key: str, csv_path) -> tuple:
+    """``balance rules import KEY CSV --out v.toml`` (it must succeed): the table it wrote."""
+    out = tmp_path / "v.toml"
+    code, text, err = in_process("rules", "import", key, csv_path, "--out", out)
+    assert code == 0, err
+    return bl.load_rules(str(out)).get(key)
+
+
 def test_import_reads_a_semicolon_csv_as_a_french_spreadsheet_saves_it(tmp_path):
     text = exported(tmp_path)
     semi = tmp_path / "semi.csv"
     semi.write_text(text.replace(",", ";").replace("31;40", "31;45").replace("41;50", "46;50"),
                     encoding="utf-8")
-    code, out, err = in_process("rules", "import", "injuries.table", semi,
-                                "--out", tmp_path / "v.toml")
-    assert code == 0, err
-    rows = bl.load_rules(str(tmp_path / "v.toml")).get("injuries.table")
+    rows = imported(tmp_path, "injuries.table", semi)
     assert (rows[3]["high"], rows[4]["low"], rows[3]["fr"]) == (45, 46, "Fatigué")
 
 
@@ -376,10 +381,7 @@ def test_a_french_spreadsheet_round_trip_keeps_integers_whole_and_reads_decimal_
     french = tmp_path / "ven_fr.csv"
     french.write_text(text.replace(",", ";").replace("0.25", "0,3").replace("0.5", "0,5"),
                       encoding="utf-8")
-    code, out, err = in_process("rules", "import", "percentile.magic.veneration", french,
-                                "--out", tmp_path / "v.toml")
-    assert code == 0, err
-    rows = bl.load_rules(str(tmp_path / "v.toml")).get("percentile.magic.veneration")
+    rows = imported(tmp_path, "percentile.magic.veneration", french)
     assert [r["fraction"] for r in rows] == [0.3, 0.5, 0.75, 1.0]
     assert [r.get("high") for r in rows] == [99, 999, 9999, None]
 
