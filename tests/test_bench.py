@@ -84,6 +84,24 @@ def test_plain_python_exact_dice_is_the_enumeration(row):
 _FIGURES = {"machine": {"cpus": 2}, "kernels": [], "targets": bench.TARGETS}
 
 
+def test_the_exact_dice_rows_time_a_cold_answer():
+    """Every memo of the dice package (its submodules too) is emptied before each timed call."""
+    from balance.dice import expressions, pools, sampling
+
+    for expr in ("3d6", "4d6kh3", "2d20kh1", "1d6!"):
+        bl.dice.distribution(expr)
+        bl.dice.sample(expr, 10, seed=1)
+    call = exact._balance(4, 6, ("h", 3))
+    assert call() == {t: p for t, p in bl.dice.distribution("4d6kh3").items()}
+    call()
+    assert sampling._sum_table.cache_info().currsize == 0   # what the warm-up cached is gone
+    for memo, again in ((expressions._distribution, lambda: bl.dice.distribution("3d6")),
+                        (pools._pool_probs, lambda: bl.dice.distribution("1d6!"))):
+        misses = memo.cache_info().misses
+        again()
+        assert memo.cache_info().misses > misses            # computed again, not remembered
+
+
 def test_json_file_written_and_an_existing_one_refused(tmp_path, capsys):
     out = tmp_path / "bench.json"
     assert bench_cli.main(["--quick", "--only", "d20-test", "--json", str(out)]) == 0

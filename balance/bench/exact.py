@@ -72,12 +72,18 @@ def python_exact(count: int, faces: int, keep: tuple[str, int] | None = None) ->
 
 
 def _balance(count: int, faces: int, keep: tuple[str, int] | None) -> Callable[[], dict]:
+    import sys
+
     from .. import dice
 
+    modules = [m for name, m in sys.modules.items()
+               if name == "balance.dice" or name.startswith("balance.dice.")]
+
     def call() -> dict:
-        for obj in vars(dice).values():  # the memo of every cached helper: a cold answer
-            if hasattr(obj, "cache_clear"):
-                obj.cache_clear()
+        for module in modules:  # the memo of every cached helper of the package: a cold answer
+            for obj in vars(module).values():
+                if hasattr(obj, "cache_clear"):
+                    obj.cache_clear()
         return dice.distribution(expression(count, faces, keep)).to_dict()
     return call
 

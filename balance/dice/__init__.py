@@ -61,13 +61,6 @@ from .distributions import Distribution
 from .notation import parse
 from .distributions import outcome_table
 from .convolution import NOISE_FLOOR, convolve
-# reached here by other modules: _shown quotes values in balance.rules.budget_checks, and every
-# memo of the package is cleared by balance.bench.exact (the cached helpers it finds in
-# balance.dice) to time a cold answer
-from .notation import _shown  # noqa: F401
-from .expressions import _distribution  # noqa: F401
-from .pools import _die_probs, _pool_probs  # noqa: F401
-from .sampling import _sum_table  # noqa: F401
 
 __all__ = ["Dice", "Pool", "Distribution", "parse", "distribution", "sample", "convolve",
            "outcome_table", "MAX_DICE", "MAX_FACES", "MAX_EXPLOSIONS", "NOISE_FLOOR"]

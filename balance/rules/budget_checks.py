@@ -7,7 +7,8 @@ import re
 from collections.abc import Callable, Mapping
 
 from ..budgets import MAX_GRID_CELLS, check_grid, check_rows, check_support
-from ..dice import _shown, parse
+from ..dice import parse
+from ..dice.notation import _shown
 from ..errors import RulesError
 from .tables import row_key
 
