@@ -58,8 +58,8 @@ def _trials(text: str) -> int:
 
 
 def _number(value: float) -> float | int:
-    """``value`` rounded to 6 decimals, as an int when whole (10000000, not 1e+07)."""
-    value = round(value, 6)
+    """``value`` at full precision (JSON and CSV keep every digit), as an int when whole
+    (10000000, not 1e+07)."""
     return int(value) if value == int(value) else value
 
 

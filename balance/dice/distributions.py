@@ -176,18 +176,22 @@ class Distribution:
         return math.sqrt(float(np.dot((self.totals - self.mean) ** 2, self.probabilities)))
 
     def at_least(self, total: ArrayLike) -> float | np.ndarray:
-        """P(the total is ``total`` or more): a float, or an array for an array of totals.
+        """P(the total is ``total`` or more): a float, or an array for an array of totals
+        (exactly 1 up to the lowest total; summed from the top, so a far tail keeps its digits).
 
         >>> from balance.dice import distribution
         >>> round(distribution("2d20kh1").at_least(11), 12)  # advantage: 1 - (10/20)**2
         0.75
         """
         tail = np.concatenate([np.cumsum(self.probabilities[::-1])[::-1], [0.0]])
+        tail[0] = 1.0  # every total is at least the lowest (summed, it may read 0.9999999999999999)
         return self._read(tail.clip(0.0, 1.0), total, "left")
 
     def at_most(self, total: ArrayLike) -> float | np.ndarray:
-        """P(the total is ``total`` or less): a float, or an array for an array of totals."""
+        """P(the total is ``total`` or less): a float, or an array for an array of totals
+        (exactly 1 from the highest total on)."""
         head = np.concatenate([[0.0], np.cumsum(self.probabilities)])
+        head[-1] = 1.0
         return self._read(head.clip(0.0, 1.0), total, "right")
 
     def _read(self, cumulative: np.ndarray, total: ArrayLike, side: str) -> float | np.ndarray:

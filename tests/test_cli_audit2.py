@@ -1,0 +1,62 @@
+"""Issue 14 item 3, the second audit: what the first one left (tests/test_cli_audit.py): every
+command names the rules it ran on, a variant's report has its own folder, one default seed,
+dice CSV at full precision, per-command options named where they go."""
+from __future__ import annotations
+
+import csv
+import io
+import itertools
+import math
+from fractions import Fraction
+
+import pytest
+
+import balance as bl
+from cli_run import in_process
+
+
+def one_error(*argv) -> str:
+    """The one ``balance: error:`` line of a refused command (exit code 2)."""
+    code, out, err = in_process(*argv)
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and lines[0].startswith("balance: error: "), \
+        (code, out, err)
+    return lines[0]
+
+
+# --- dice: exact tails, full precision ----------------------------------------------------
+def enumerated(dice: int, keep: int) -> dict[int, Fraction]:
+    """P(total) of ``dice``d6 keeping the ``keep`` highest, by enumerating every roll."""
+    counts: dict[int, int] = {}
+    for roll in itertools.product(range(1, 7), repeat=dice):
+        total = sum(sorted(roll)[dice - keep:])
+        counts[total] = counts.get(total, 0) + 1
+    return {t: Fraction(c, 6 ** dice) for t, c in sorted(counts.items())}
+
+
+@pytest.mark.parametrize("expr, dice, keep", [("3d6", 3, 3), ("4d6kh3", 4, 3)])
+def test_tails_are_exactly_one_at_the_ends_and_exact_elsewhere(expr, dice, keep):
+    exact = enumerated(dice, keep)
+    dist = bl.dice.distribution(expr)
+    totals = list(exact)
+    assert dist.at_least(totals[0]) == 1.0 and dist.at_most(totals[-1]) == 1.0
+    assert dist.at_least(totals[0] - 5) == 1.0 and dist.at_most(totals[-1] + 5) == 1.0
+    least, most = dist.at_least(totals), dist.at_most(totals)
+    for i, t in enumerate(totals):
+        up = sum(p for u, p in exact.items() if u >= t)
+        down = sum(p for u, p in exact.items() if u <= t)
+        assert least[i] == pytest.approx(float(up), rel=1e-15, abs=0)
+        assert most[i] == pytest.approx(float(down), rel=1e-15, abs=0)
+    # the far tail keeps its digits (summed from the top): P(at least 18) is P(18) itself
+    assert least[-1] == dist[totals[-1]] and most[0] == dist[totals[0]]
+
+
+def test_dice_csv_keeps_every_digit_of_the_mean_and_sd():
+    code, out, _ = in_process("dice", "3d6", "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    exact = enumerated(3, 3)
+    mean = sum(t * p for t, p in exact.items())
+    var = sum((t - mean) ** 2 * p for t, p in exact.items())
+    assert code == 0 and float(rows[0]["sd"]) == pytest.approx(math.sqrt(var), rel=1e-15)
+    assert rows[0]["sd"] != "2.95804" and float(rows[0]["at_least"]) == 1.0
+    assert rows[-1]["at_most"] == "1.0"
