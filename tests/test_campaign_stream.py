@@ -25,7 +25,8 @@ CASES = {
                           "policy": "light", "hours_between": 2, "cunning": 8}, 3000),
     "full-long": ({"fights": 40, "knockout_chance": 0.35, "arrival": 20, "negative_hp": 3,
                    "policy": "full", "hours_between": 48, "cunning": 14}, 3000),
-    "deadly": ({"fights": 4, "knockout_chance": 1.0, "arrival": "1d100", "negative_hp": "2d6"}, 3000),
+    "deadly": ({"fights": 4, "knockout_chance": 1.0, "arrival": "1d100", "negative_hp": "2d6"},
+               3000),
     # 64 slots and 270,000 characters: (characters << bits of slot, row, symptom) passes 2**31
     "int64-keys": ({"fights": 60, "knockout_chance": 0.1, "start_wounds": 4, "hours_between": 30},
                    270_000),

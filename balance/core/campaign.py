@@ -184,7 +184,8 @@ def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,
     # the keep chances looked up by the low bits, (row << 1) | symptomatic
     keep_full, keep_symptom = (np.repeat(np.pad(k, (0, (1 << cbits) - rows), constant_values=1), 2)
                                for k in (keep_full, keep_symptom))
-    key = np.int32 if (n + 1) << cshift < 2**31 else np.int64   # int32: half the bytes to move
+    # int32 keys when they fit: half the bytes to move
+    key: type[np.signedinteger] = np.int32 if (n + 1) << cshift < 2**31 else np.int64
     held = (((np.arange(n, dtype=np.int64)[:, None] << sbits)
              + np.arange(plan.start_wounds)).reshape(-1) << (cbits + 1)).astype(key)
     held |= 1  # pre-existing injuries: first row (no modifier), symptomatic
@@ -200,7 +201,7 @@ def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,
         ko = np.flatnonzero(rng.random(living.size) < plan.knockout_chance)
         idx = living[ko]
         wounds = count[idx]
-        lo = np.cumsum(count)[idx] - wounds                # each one's injuries: held[lo:lo+wounds]
+        lo = np.cumsum(count)[idx] - wounds   # their injuries: held[lo:lo + wounds]
         seconds = plan.rescue.arrival.sample(idx.size, rng) + charge
         npv = plan.rescue.negative_hp.sample(idx.size, rng)
         face = rng.integers(1, inj["die"] + 1, size=idx.size)
