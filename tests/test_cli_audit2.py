@@ -60,3 +60,42 @@ def test_dice_csv_keeps_every_digit_of_the_mean_and_sd():
     assert code == 0 and float(rows[0]["sd"]) == pytest.approx(math.sqrt(var), rel=1e-15)
     assert rows[0]["sd"] != "2.95804" and float(rows[0]["at_least"]) == 1.0
     assert rows[-1]["at_most"] == "1.0"
+
+
+# --- an option before the command, a value starting with '-' ------------------------------
+@pytest.mark.parametrize("argv, expected", [
+    (("--lang", "fr", "tiers", "65"),
+     "balance: error: --lang goes after the command: 'balance tiers --lang fr 65' "
+     "(see 'balance tiers --help')"),
+    (("--seed=3", "duel", "60", "45"),
+     "balance: error: --seed goes after the command: 'balance duel --seed=3 60 45' "
+     "(see 'balance duel --help')"),
+    (("--lang", "fr", "death", "--seconds", "40", "--negative-hp", "6"),
+     "balance: error: --lang is an option of a command, given after it, and 'balance death' "
+     "has none (see 'balance death --help')"),
+    (("--format", "json"),
+     "balance: error: --format is an option of a command: put it after the command, e.g. "
+     "'balance COMMAND --format json' (see 'balance --help')"),
+])
+def test_a_command_option_before_the_command_says_where_it_goes(argv, expected):
+    assert one_error(*argv) == expected
+
+
+def test_the_options_of_balance_itself_still_come_first():
+    code, out, _ = in_process("--version")
+    assert code == 0 and out.startswith("balance ")
+    code, out, _ = in_process("--debug", "tiers", "65", "--lang", "fr")
+    assert code == 0 and "Réussite critique" in out
+
+
+@pytest.mark.parametrize("segments, shown", [(("-1:15",), "-1:15"), (("8:15", "-2:12"), "-2:12")])
+def test_rest_refuses_negative_hours_as_a_segment_not_an_unknown_option(segments, shown):
+    line = one_error("rest", *segments)
+    assert line == (f"balance: error: argument HOURS:SCORE: '{shown}': hours must be an integer "
+                    f"between 0 and 1000000, got {shown.split(':')[0]}"), line
+
+
+def test_rest_and_dice_still_read_negative_values_after_a_double_dash():
+    assert in_process("rest", "--", "8:15")[0] == 0
+    code, out, _ = in_process("dice", "--", "-1d6+4")
+    assert code == 0 and out.startswith("dice -1d6+4, mean 0.5000")

@@ -180,6 +180,8 @@ def _main(argv: list[str]) -> int:
 
         return bench_main(plain[1:])
     parser = build_parser(plain[0] if plain and not plain[0].startswith("-") else None)
+    if plain and plain[0].startswith("-"):
+        _misplaced(plain, parser)  # balance --lang fr death: one line saying where it goes
     args = parser.parse_args(argv)
     if getattr(args, "func", None) is None:
         parser.print_help()
@@ -199,6 +201,35 @@ def _main(argv: list[str]) -> int:
             raise ValueError(named) from exc
         raise
     return 0 if code is None else int(code)
+
+
+#: the options of ``balance`` itself (before the command); every other option is a command's
+GLOBAL_OPTIONS = ("-h", "--help", "--version", "--debug")
+
+
+def _misplaced(argv: list[str], parser: argparse.ArgumentParser) -> None:
+    """Refuse a command's option given before the command (``balance --lang fr death``) in
+    one line naming where it goes: ``balance death --lang fr ...``."""
+    option = argv[0].partition("=")[0]
+    if option in GLOBAL_OPTIONS:
+        return
+    commands = _subcommands(parser)
+    at = next((i for i, a in enumerate(argv) if a in commands), None)
+    if at is None:
+        raise ValueError(f"{option} is an option of a command: put it after the command, e.g. "
+                         f"'balance COMMAND {' '.join(argv)}' (see 'balance --help')")
+    command = argv[at]
+    takes = any(option in a.option_strings for a in commands[command]._actions)
+    if not takes:
+        raise ValueError(f"{option} is an option of a command, given after it, and 'balance "
+                         f"{command}' has none (see 'balance {command} --help')")
+    raise ValueError(f"{option} goes after the command: 'balance {command} "
+                     f"{' '.join(argv[:at] + argv[at + 1:])}' (see 'balance {command} --help')")
+
+
+def _subcommands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    return {name: p for a in parser._actions if isinstance(a, argparse._SubParsersAction)
+            for name, p in a.choices.items()}
 
 
 def _command_parser(parser: argparse.ArgumentParser, func) -> argparse.ArgumentParser:

@@ -15,7 +15,7 @@ import os
 import re
 from pathlib import Path
 
-from .options import DEFAULT_SEED, Parser, _whole, add_format, emit, path_arg, seed_arg
+from .options import DEFAULT_SEED, MinusParser, _whole, add_format, emit, path_arg, seed_arg
 
 __all__ = ["register", "dice_table"]
 
@@ -25,24 +25,13 @@ BAR = 30
 ROWS = 60
 #: suffixes --plot accepts (the figure format is read from it)
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
-#: a dice expression starting with '-' (``-1d6``, ``-d4+2``, ``-3+1d6``), which argparse would
-#: read as an option; plain negative numbers (``-3``) argparse already reads as values
-_MINUS_EXPRESSION = re.compile(r"-(?:\d|[dD]\d)")
-_NEGATIVE_NUMBER = re.compile(r"-\d+(?:\.\d*)?|-\.\d+")
 
 
-class _DiceParser(Parser):
-    """``balance dice``'s parser: an expression starting with '-' is the EXPRESSION, not an
-    unknown option (it is moved after ``--``, where argparse takes it as a value)."""
+class _DiceParser(MinusParser):
+    """``balance dice``'s parser: an expression starting with '-' (``-1d6``, ``-d4+2``,
+    ``-3+1d6``) is the EXPRESSION, not an unknown option."""
 
-    def parse_known_args(self, args=None, namespace=None):
-        if args is not None and "--" not in args:
-            args = list(args)
-            minus = [a for a in args if _MINUS_EXPRESSION.match(a)
-                     and not _NEGATIVE_NUMBER.fullmatch(a)]
-            if minus:
-                args = [a for a in args if a not in minus] + ["--", *minus]
-        return super().parse_known_args(args, namespace)
+    minus = re.compile(r"-(?:\d|[dD]\d)")
 
 
 def _trials(text: str) -> int:

@@ -23,7 +23,7 @@ from ..text import plain_text
 if TYPE_CHECKING:  # pandas is imported when a table is printed (a fast start)
     import pandas as pd
 
-__all__ = ["FORMATS", "DEFAULT_SEED", "DIGITS", "Parser", "Setting", "one_line", "as_options",
+__all__ = ["FORMATS", "DEFAULT_SEED", "DIGITS", "Parser", "MinusParser", "Setting", "one_line", "as_options",
            "check_output", "wrote", "add_format",
            "add_lang", "path_arg", "trials_arg", "seed_arg", "natural_arg", "workers_arg", "add_rules", "add_mc", "load",
            "rule_files", "emit"]
@@ -41,6 +41,27 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str):
         self.exit(2, f"balance: error: {message} (see '{self.prog} --help')\n")
+
+
+#: a negative number (``-3``, ``-0.5``): argparse already reads it as a value
+_NEGATIVE_NUMBER = re.compile(r"-\d+(?:\.\d*)?|-\.\d+")
+
+
+class MinusParser(Parser):
+    """A command whose positional values may start with '-' (``balance dice -1d6+4``,
+    ``balance rest -1:15``): an argument that :attr:`minus` matches (a plain negative number
+    aside) is moved after ``--``, where argparse takes it as a value, so the value's own check
+    says what is accepted instead of argparse reading an unknown option."""
+
+    minus: re.Pattern = re.compile(r"(?!)")
+
+    def parse_known_args(self, args=None, namespace=None):
+        if args is not None and "--" not in args:
+            args = list(args)
+            moved = [a for a in args if self.minus.match(a) and not _NEGATIVE_NUMBER.fullmatch(a)]
+            if moved:
+                args = [a for a in args if a not in moved] + ["--", *moved]
+        return super().parse_known_args(args, namespace)
 
 
 #: a library message's leading parameter name (``negative_hp must``, ``arrival: bad dice``)
