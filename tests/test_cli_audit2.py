@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import itertools
 import math
 from fractions import Fraction
@@ -99,3 +100,77 @@ def test_rest_and_dice_still_read_negative_values_after_a_double_dash():
     assert in_process("rest", "--", "8:15")[0] == 0
     code, out, _ = in_process("dice", "--", "-1d6+4")
     assert code == 0 and out.startswith("dice -1d6+4, mean 0.5000")
+
+
+# --- every command names the rules it ran on ----------------------------------------------
+RULES_COMMANDS = [
+    ("death", "--seconds", "40", "--negative-hp", "6"),
+    ("injuries", "--seconds", "40", "--negative-hp", "6"),
+    ("test", "12"),
+    ("negotiate", "--psychology", "12"),
+    ("treat", "--cunning", "10", "--injury", "Dazed", "--level", "light"),
+    ("rest", "8:15"),
+    ("calibrate", "1/2", "--pcs", "4"),
+    ("charisma", "--price", "200", "--charisma", "2"),
+    ("tiers", "65"),
+    ("opposed", "60", "45"),
+    ("rescue", "--trials", "300"),
+    ("duel", "60", "45", "--trials", "100"),
+    ("weapons", "60", "--weapons", "dagger", "broadsword", "--trials", "100"),
+    ("campaign", "--fights", "1", "--trials", "100"),
+    ("tune", "--metric", "death.p@40s,6hp,1w", "--target", "0.10", "--vary",
+     "injuries.death_threshold"),
+    ("sensitivity", "--metric", "death.p@40s,6hp,1w", "--vary", "injuries.death_threshold"),
+    ("rules", "assumptions"),
+]
+SET = "injuries.death_threshold=180"
+
+
+@pytest.fixture(scope="module")
+def house(tmp_path_factory):
+    path = tmp_path_factory.mktemp("rules") / "house.toml"
+    path.write_text("[injuries]\nautomatic_death_seconds = 200\n", encoding="utf-8")
+    return path
+
+
+def expected_rules(house) -> tuple[str, str]:
+    """(fingerprint, table line) of house.toml then --set, computed without the command line."""
+    rules = bl.load_rules(house).updated({"injuries": {"death_threshold": 180}})
+    return rules.fingerprint, f"rules {rules.fingerprint} (bundled + {house} + --set {SET})"
+
+
+@pytest.mark.parametrize("argv", RULES_COMMANDS, ids=lambda a: a[0])
+def test_every_command_names_the_rules_it_ran_on(argv, house):
+    fingerprint, line = expected_rules(house)
+    given = ("--rules", str(house), "--set", SET)
+    code, out, err = in_process(*argv, *given)
+    assert code == 0, err
+    assert out.splitlines()[0] == line and out.count("\nrules ") == 0, out
+    code, out, err = in_process(*argv, *given, "--format", "json")
+    records = json.loads(out)
+    assert code == 0 and records and all(
+        r["rules"] == {"sources": [str(house)], "set": [SET], "fingerprint": fingerprint}
+        for r in records), out
+    code, out, err = in_process(*argv, *given, "--format", "csv")  # data only
+    assert code == 0 and "rules" not in next(csv.reader(io.StringIO(out))) and \
+        fingerprint not in out, out
+
+
+@pytest.mark.parametrize("argv", RULES_COMMANDS[:3], ids=lambda a: a[0])
+def test_the_bundled_rules_unchanged_add_nothing(argv):
+    code, out, _ = in_process(*argv)
+    assert code == 0 and not out.startswith("rules ")
+    assert all("rules" not in r for r in json.loads(in_process(*argv, "--format", "json")[1]))
+
+
+def test_rules_named_by_one_command_are_not_named_by_the_next():
+    assert in_process("tiers", "65", "--set", SET)[1].startswith("rules ")
+    assert not in_process("tiers", "65")[1].startswith("rules ")
+
+
+def test_snapshot_names_the_rules_it_measured(tmp_path):
+    fingerprint = bl.load_rules().updated({"injuries": {"death_threshold": 180}}).fingerprint
+    code, out, err = in_process("snapshot", "--out", str(tmp_path / "s.json"), "--only",
+                                "death.p*", "--set", SET)
+    assert code == 0 and out.rstrip().endswith(
+        f"rules {fingerprint} (bundled + --set {SET})"), (out, err)

@@ -21,8 +21,8 @@ import traceback
 from collections.abc import Sequence
 
 from ..errors import RulesError
-from .options import (Parser, add_format, add_lang, add_rules, as_options, emit, load,
-                      one_line, path_arg, trials_arg, workers_arg)
+from .options import (Parser, add_format, add_lang, add_rules, as_options, emit,
+                      forget_rules, load, one_line, path_arg, trials_arg, workers_arg)
 
 __all__ = ["main", "build_parser", "COMMAND_MODULES", "emit", "add_format", "add_lang",
            "add_rules", "path_arg", "trials_arg", "workers_arg", "load", "Parser"]
@@ -183,6 +183,7 @@ def _main(argv: list[str]) -> int:
     if plain and plain[0].startswith("-"):
         _misplaced(plain, parser)  # balance --lang fr death: one line saying where it goes
     args = parser.parse_args(argv)
+    forget_rules()  # a command names only the rules it loaded itself
     if getattr(args, "func", None) is None:
         parser.print_help()
         return 2 if not argv else 0

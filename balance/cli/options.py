@@ -15,6 +15,7 @@ import json
 import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from ..labels import LANGS
@@ -25,7 +26,7 @@ if TYPE_CHECKING:  # pandas is imported when a table is printed (a fast start)
 
 __all__ = ["FORMATS", "DEFAULT_SEED", "DIGITS", "Parser", "MinusParser", "Setting", "one_line", "as_options",
            "check_output", "wrote", "add_format",
-           "add_lang", "path_arg", "trials_arg", "seed_arg", "natural_arg", "workers_arg", "add_rules", "add_mc", "load",
+           "add_lang", "path_arg", "trials_arg", "seed_arg", "natural_arg", "workers_arg", "add_rules", "add_mc", "load", "rules_used", "rules_line", "forget_rules",
            "rule_files", "emit"]
 
 
@@ -300,9 +301,44 @@ def _overlay(data: Any, setting: Setting) -> dict:
     return root
 
 
-def load(entries: Sequence[str]):
+#: the rules the running command resolved from --rules/--set, as (JSON field, table line);
+#: None: the bundled rules as they are. Named by :func:`emit` (once in table output)
+_RULES_USED: ContextVar[tuple[dict[str, Any], str] | None] = ContextVar("balance_rules_used",
+                                                                       default=None)
+
+
+def rules_used() -> dict[str, Any] | None:
+    """What :func:`load` resolved for the running command: ``sources`` (the ``--rules`` files
+    as typed), ``set`` (the ``--set`` values as typed) and ``fingerprint``; None when the
+    bundled rules ran unchanged."""
+    used = _RULES_USED.get()
+    return None if used is None else used[0]
+
+
+def forget_rules() -> None:
+    """Start a command with no rules named (:func:`balance.cli.main`, before each command)."""
+    _RULES_USED.set(None)
+
+
+def rules_line(rules) -> str:
+    """The line naming ``rules`` as ``balance rules show`` does, in the order applied:
+    ``rules 59e988c9213a (bundled + house.toml + --set injuries.death_threshold=180)``."""
+    return f"rules {rules.fingerprint} ({' + '.join(rules.sources)})"
+
+
+def load(entries: Sequence[str], *, named: bool = True):
     """The rules of ``--rules`` files and ``--set`` values, in the order given (bundled
-    defaults when none)."""
+    defaults when none). ``named``: when ``entries`` change the rules, :func:`emit` names
+    them in the output (False: the command names them itself, as ``rules show``)."""
+    rules = _resolve(entries)
+    if entries and named:
+        _RULES_USED.set(({"sources": [str(e) for e in rule_files(entries)],
+                          "set": [str(e) for e in entries if isinstance(e, Setting)],
+                          "fingerprint": rules.fingerprint}, rules_line(rules)))
+    return rules
+
+
+def _resolve(entries: Sequence[str]):
     from ..rules import load_rules
     from ..rules.loader import merged
 
@@ -348,6 +384,25 @@ def _header_text(header: Mapping[str, Any]) -> str:
     return ", ".join(f"{k.replace('_', ' ')} {_shown(v)}" for k, v in header.items())
 
 
+def _titled(title: str | None, header: Mapping[str, Any], line: str | None) -> str:
+    """The table's first lines: the rules ``line`` (once a command), the title, the header."""
+    return "\n".join(text for text in (line, title, _header_text(header)) if text)
+
+
+def _with_rules(header: Mapping[str, Any] | None, fmt: str
+                ) -> tuple[dict[str, Any] | None, str | None]:
+    """(``header``, the rules line) with the rules :func:`load` resolved from --rules/--set:
+    a ``rules`` field of every JSON record; the line once in table output (the first table
+    a command prints); nothing in CSV (data only)."""
+    used = _RULES_USED.get()
+    if used is None or fmt == "csv":
+        return (dict(header) if header else None), None
+    if fmt == "table":
+        _RULES_USED.set(None)
+        return (dict(header) if header else None), used[1]
+    return {**(header or {}), "rules": used[0]}, None
+
+
 def _shown(value: Any) -> str:
     if isinstance(value, bool):
         return str(value).lower()
@@ -383,11 +438,12 @@ def emit(frame: pd.DataFrame | Mapping[str, Iterable[Any]], fmt: str, *,
     if isinstance(frame, Mapping):  # no rows, or columns of different lengths: pandas says
         frame = pd.DataFrame(frame)
     frame = frame.reset_index(drop=isinstance(frame.index, pd.RangeIndex))
+    header, line = _with_rules(header, fmt)
     if header and fmt != "table":
         frame = frame.assign(**{k: [v] * len(frame) for k, v in header.items()
                                 if k not in frame.columns})
-    elif header:
-        title = f"{title}\n{_header_text(header)}" if title else _header_text(header)
+    elif header or line:
+        title = _titled(title, header or {}, line)
     frame = frame.rename(columns=lambda c: plain_text(c) if isinstance(c, str) else c).map(
         lambda v: plain_text(v) if isinstance(v, str) else v)
     title = plain_text(title) if title else title
@@ -440,10 +496,11 @@ def _emit_columns(columns: dict[str, list], fmt: str, *, title: str | None,
     import io
 
     rows = len(next(iter(columns.values())))
+    header, line = _with_rules(header, fmt)
     if header and fmt != "table":
         columns.update({k: [v] * rows for k, v in header.items() if k not in columns})
-    elif header:
-        title = f"{title}\n{_header_text(header)}" if title else _header_text(header)
+    elif header or line:
+        title = _titled(title, header or {}, line)
     columns = {plain_text(k): [plain_text(v) if isinstance(v, str) else v for v in values]
                for k, values in columns.items()}
     title = plain_text(title) if title else title

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .._atomic import write_file
-from .options import add_rules, check_output, load, path_arg, trials_arg
+from .options import add_rules, check_output, load, path_arg, rules_line, rules_used, trials_arg
 
 __all__ = ["register", "main"]
 
@@ -158,13 +158,15 @@ def snapshot_command(args) -> int:
     """``balance snapshot``: measure and write a baseline."""
     from ..regression import snapshot
     snapshot.check_target(args.out, force=args.force, what="--out")  # before any work
-    snap = snapshot.take(load(args.rules), trials=_trials(args),
+    rules = load(args.rules)
+    snap = snapshot.take(rules, trials=_trials(args),
                          seed=0 if args.seed is None else args.seed,
                          tolerances=_tolerances(args) or None, only=args.only)
     path = snapshot.write(snap, args.out, force=args.force)
     mc = sum(m.kind == "mc" for m in snap.metrics)
     print(f"wrote {path}: {len(snap.metrics)} metrics ({len(snap.metrics) - mc} exact, {mc} "
-          f"Monte Carlo x {snap.trials:,} trials, seed {snap.seed}), rules {snap.fingerprint}")
+          f"Monte Carlo x {snap.trials:,} trials, seed {snap.seed}), "
+          f"{rules_line(rules) if rules_used() else f'rules {snap.fingerprint}'}")
     return 0
 
 

@@ -7,7 +7,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from .options import add_format, add_rules, check_output, emit, load, path_arg
+from .options import (add_format, add_rules, check_output, emit, load, path_arg, rules_line,
+                      rules_used)
 from ..errors import did_you_mean
 from ..rules import plain
 from ..rules.tables import row_key
@@ -47,7 +48,7 @@ def _check(args) -> int:
 
     from ..report.data import rule_changes
 
-    rules = load(args.files)
+    rules = load(args.files, named=False)  # its title names them
     base = default_rules()
     frame = rule_changes(rules, base)  # keys as --set takes them: injuries.table.1.high
     frame["bundled"] = frame["bundled"].map(_change_text)
@@ -192,12 +193,12 @@ def table_lines(frame, width: int = WIDTH, wrap: tuple[str, ...] = ()) -> list[s
 def _show(args) -> int:
     import pandas as pd
 
-    rules = load(args.rules)
+    rules = load(args.rules, named=False)  # its title names them
     node = _value_at(rules, args.section) if args.section else rules
     if args.format == "json":
         print(json.dumps(plain_data(plain(node)), ensure_ascii=False, indent=2))
         return 0
-    title = f"rules {rules.fingerprint} ({' + '.join(rules.sources)})"
+    title = rules_line(rules)
     if args.format == "csv":
         rows = _flatten(node, args.section or "")
         emit(pd.DataFrame(rows, columns=["key", "value"]), args.format)
@@ -301,11 +302,13 @@ def _import(args) -> int:
 
 
 def _assumptions(args) -> int:
-    frame = load(args.rules).assumptions
+    rules = load(args.rules)
+    frame = rules.assumptions
     frame["value"] = frame["value"].map(rules_value_text)
     if args.format == "table":  # whole tables (the bestiary...) cut; each note whole, wrapped
         frame["value"] = frame["value"].map(lambda v: _cut(v, CELL // 2))
-        print("\n".join(table_lines(frame, wrap=("note",))))
+        lines = [rules_line(rules)] if rules_used() else []  # as emit names them
+        print("\n".join([*lines, *table_lines(frame, wrap=("note",))]))
         return 0
     emit(frame, args.format)
     return 0
