@@ -174,3 +174,32 @@ def test_snapshot_names_the_rules_it_measured(tmp_path):
                                 "death.p*", "--set", SET)
     assert code == 0 and out.rstrip().endswith(
         f"rules {fingerprint} (bundled + --set {SET})"), (out, err)
+
+
+# --- one default seed; a check reruns its baseline's ---------------------------------------
+def test_snapshot_and_diff_default_to_the_seed_of_every_monte_carlo_command(tmp_path):
+    from balance.cli.options import DEFAULT_SEED
+    from balance.regression.diff import independent_seed
+
+    path = tmp_path / "b.json"
+    code, out, err = in_process("snapshot", "--out", str(path), "--trials", "500", "--only",
+                                "mc.death*")
+    assert code == 0 and json.loads(path.read_text())["seed"] == DEFAULT_SEED == 20260101, err
+    assert f"seed {DEFAULT_SEED})" in out
+    code, out, err = in_process("diff", "bundled", "death_threshold_180", "--trials", "500",
+                                "--only", "mc.death*")
+    assert out.splitlines()[0] == (f"seed {DEFAULT_SEED} (base), "
+                                   f"{independent_seed(DEFAULT_SEED)} (variant); 500 trials "
+                                   "per Monte Carlo metric"), (out, err)
+
+
+def test_check_says_it_reruns_the_baselines_own_seed(tmp_path):
+    path = tmp_path / "b.json"
+    assert in_process("snapshot", "--out", str(path), "--trials", "500", "--only", "mc.death*",
+                      "--seed", "3")[0] == 0
+    code, out, err = in_process("check", "--baseline", str(path))
+    assert code == 0 and out.splitlines()[0] == (
+        "seed 3 (the baseline's; both sides: common random numbers); 500 trials per Monte "
+        "Carlo metric"), (out, err)
+    code, out, err = in_process("check", "--baseline", str(path), "--seed", "7")
+    assert out.splitlines()[0].startswith("seed 3 (the baseline's), 7 (variant); "), out

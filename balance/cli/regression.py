@@ -17,7 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .._atomic import write_file
-from .options import add_rules, check_output, load, path_arg, rules_line, rules_used, trials_arg
+from .options import (DEFAULT_SEED, add_rules, check_output, load, path_arg, rules_line,
+                      rules_used, seed_arg, trials_arg)
 
 __all__ = ["register", "main"]
 
@@ -52,11 +53,12 @@ def _alpha(text: str) -> float:
 def _common(p: argparse.ArgumentParser, *, baseline: bool = False) -> None:
     """--trials, --seed, --tol, --tolerances, and --only unless measuring against a
     ``baseline`` (whose trials, seed and metrics are the defaults)."""
-    trials, seed = (("the baseline's", "the baseline's") if baseline
-                    else (f"{DEFAULT_TRIALS:,}", "0"))
+    trials, seed = (("the baseline's", "the baseline's, so unchanged rules reproduce it")
+                    if baseline else (f"{DEFAULT_TRIALS:,}", f"{DEFAULT_SEED}, as every Monte "
+                                                             "Carlo command"))
     p.add_argument("--trials", type=trials_arg, default=None,
                    help=f"Monte Carlo trials per metric (default {trials})")
-    p.add_argument("--seed", type=int, default=None,
+    p.add_argument("--seed", type=seed_arg, default=None if baseline else DEFAULT_SEED,
                    help=f"master seed of the Monte Carlo metrics (default {seed})")
     p.add_argument("--tol", action="append", type=_tolerance_pair, default=[], metavar="NAME=VALUE",
                    help="ignore changes of a metric (or 'pattern.*') up to VALUE; repeatable")
@@ -160,7 +162,7 @@ def snapshot_command(args) -> int:
     snapshot.check_target(args.out, force=args.force, what="--out")  # before any work
     rules = load(args.rules)
     snap = snapshot.take(rules, trials=_trials(args),
-                         seed=0 if args.seed is None else args.seed,
+                         seed=args.seed,
                          tolerances=_tolerances(args) or None, only=args.only)
     path = snapshot.write(snap, args.out, force=args.force)
     mc = sum(m.kind == "mc" for m in snap.metrics)
@@ -174,7 +176,7 @@ def diff_command(args) -> int:
     """``balance diff BASE VARIANT``: print (and optionally save) what moved."""
     from ..regression import compare_snapshots, format_table
     from ..regression.diff import as_snapshot, independent_seed
-    seed = 0 if args.seed is None else args.seed
+    seed = args.seed
     for option in ("csv", "html"):  # before any work: a FIFO or device is never replaced,
         check_output(f"--{option}", getattr(args, option), args.force)  # a file only if forced
     options = {"trials": _trials(args), "tolerances": _tolerances(args) or None,
@@ -195,13 +197,14 @@ def diff_command(args) -> int:
     return 1 if frame["moved"].any() else 0
 
 
-def _seeds(frame) -> str:
+def _seeds(frame, base: str = "base") -> str:
     """The seeds and trials both sides of a comparison drew with (printed first, as every
-    Monte Carlo command prints its seed)."""
+    Monte Carlo command prints its seed); ``base``: what the base seed is (``check``: the
+    baseline's, which it reruns by default)."""
     a = frame.attrs
-    seeds = (f"seed {a['base_seed']} (both sides: common random numbers)"
-             if a["base_seed"] == a["variant_seed"] else
-             f"seed {a['base_seed']} (base), {a['variant_seed']} (variant)")
+    seeds = (f"seed {a['base_seed']} ({'' if base == 'base' else base + '; '}both sides: "
+             "common random numbers)" if a["base_seed"] == a["variant_seed"] else
+             f"seed {a['base_seed']} ({base}), {a['variant_seed']} (variant)")
     trials = (f"{a['base_trials']:,}" if a["base_trials"] == a["variant_trials"] else
               f"{a['base_trials']:,} (base) and {a['variant_trials']:,} (variant)")
     return f"{seeds}; {trials} trials per Monte Carlo metric"
@@ -213,7 +216,7 @@ def check_command(args) -> int:
     frame = check(args.baseline, load(args.rules), trials=args.trials, seed=args.seed,
                   independent=args.independent, alpha=args.alpha,
                   tolerances=_tolerances(args) or None)
-    print(_seeds(frame))
+    print(_seeds(frame, "the baseline's"))  # stored with it; --seed moves the variant only
     print(format_table(frame, only_moved=not args.all))
     return 1 if frame["moved"].any() else 0
 
