@@ -315,8 +315,8 @@ def test_renamed_row_that_also_changed_is_reported(base, tmp_path):
 def test_a_table_too_short_for_a_metric_is_one_line(base):
     rules = bl.load_rules()
     rows = [dict(r) for r in rules["bestiary"]["creatures"]][:1]
-    with pytest.raises(ValueError, match="bestiary.creatures row 2 .'Dragon' in the bundled "
-                                         "rules.* has 1 row"):
+    with pytest.raises(ValueError, match="bestiary.creatures row 'Dragon' .row 2 of the "
+                                         "bundled rules.* table of 1 row does not have"):
         bl.regression.check(base, rules.updated({"bestiary": {"creatures": rows}}))
 
 

@@ -61,7 +61,7 @@ def test_check_tolerance_and_independent_seed(capsys, baseline, tmp_path):
 
 @pytest.mark.parametrize("damage, message", [
     (lambda t: t[: len(t) // 3], "corrupted or truncated snapshot"),
-    (lambda t: t.replace('"schema_version": 1', '"schema_version": 2'), "schema version 2"),
+    (lambda t: t.replace('"schema_version": 2', '"schema_version": 3'), "schema version 3"),
     (lambda t: "", "corrupted or truncated"),
 ])
 def test_check_unusable_baseline_exits_2_with_one_line(capsys, baseline, tmp_path, damage,

@@ -96,7 +96,7 @@ def test_missing_file(tmp_path):
 
 def test_wrong_schema_version(saved):
     _edit(saved, lambda d: d.update(schema_version=99))
-    with pytest.raises(SnapshotError, match="schema version 99.*reads version 1"):
+    with pytest.raises(SnapshotError, match="schema version 99.*reads version 2"):
         snapshot.read(saved)
 
 

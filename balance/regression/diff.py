@@ -181,26 +181,27 @@ def _aligned(x: Measurement, y: Measurement):
     """Both distributions over the union of their categories (a category one side lacks has
     probability and count 0: e.g. an injury a variant's table removed).
 
-    Two distributions with as many categories but different names are aligned by position
-    (categories are table rows in order: a variant renamed or translated some), and a renamed
-    category is shown as ``"old/new"``.
+    Categories are table rows in order, matched as the rules' rows are
+    (:func:`balance.rules.tables.matched_rows`): by name, and a name gone from one side
+    followed to the category at its place when both have as many and that one's name is
+    new (a row renamed or translated in place), shown as ``"old/new"``.
     """
+    from ..rules.tables import matched_rows
+
     xl, yl = x.labels, y.labels
     assert xl is not None and yl is not None  # distributions carry their labels
-    if len(xl) == len(yl) and set(xl) != set(yl):
-        labels = [a if a == b else f"{a}/{b}" for a, b in zip(xl, yl)]
-        as_array = lambda values: np.asarray(values, dtype=np.float64)  # noqa: E731
-        return (labels, as_array(x.value), as_array(y.value),
-                None if x.counts is None else as_array(x.counts),
-                None if y.counts is None else as_array(y.counts))
-    labels = list(xl) + [lab for lab in yl if lab not in xl]
+    pairs = matched_rows(list(xl), list(yl))
+    taken = set(pairs.values())
+    labels = [a if i not in pairs or yl[pairs[i]] == a else f"{a}/{yl[pairs[i]]}"
+              for i, a in enumerate(xl)] + [b for j, b in enumerate(yl) if j not in taken]
+    x_at: list[int | None] = list(range(len(xl)))
+    y_at = [pairs.get(i) for i in range(len(xl))] + [j for j in range(len(yl)) if j not in taken]
+    x_at += [None] * (len(labels) - len(xl))
 
-    def spread(own: tuple[str, ...], values) -> np.ndarray:
-        where = {lab: i for i, lab in enumerate(own)}
-        return np.array([values[where[lab]] if lab in where else 0 for lab in labels],
-                        dtype=np.float64)
+    def spread(at: list, values) -> np.ndarray:
+        return np.array([0 if k is None else values[k] for k in at], dtype=np.float64)
 
-    px, py = spread(xl, x.value), spread(yl, y.value)
-    cx = spread(xl, x.counts) if x.counts is not None else None
-    cy = spread(yl, y.counts) if y.counts is not None else None
+    px, py = spread(x_at, x.value), spread(y_at, y.value)
+    cx = spread(x_at, x.counts) if x.counts is not None else None
+    cy = spread(y_at, y.counts) if y.counts is not None else None
     return labels, px, py, cx, cy

@@ -16,6 +16,7 @@ from ..rules import Rules, resolve
 from . import (core_metrics, fight_metrics, guide_metrics, percentile_metrics,
                process_metrics, recovery_metrics)
 from .metrics import Measurement, Metric
+from .rows import RowRemoved
 
 __all__ = ["catalogue", "metric", "measure", "catalogue_id", "apply_tolerances", "select",
            "PROVIDERS"]
@@ -99,14 +100,25 @@ def catalogue_id(metrics: Iterable[Metric]) -> str:
 
 
 def measure(rules: Rules | str | None = None, *, metrics: Iterable[Metric] | None = None,
-            trials: int = 100_000, seed: int = 0) -> dict[str, Measurement]:
+            trials: int = 100_000, seed: int = 0,
+            removed: dict[str, RowRemoved] | None = None) -> dict[str, Measurement]:
     """Compute every metric for ``rules``: ``{name: Measurement}`` in catalogue order.
 
     Monte Carlo metrics run ``trials`` trials (times their ``trials_scale``), each from its
-    own stream of master ``seed`` (:func:`~balance.regression.metrics.metric_seed`).
+    own stream of master ``seed`` (:func:`~balance.regression.metrics.metric_seed`). A metric
+    reading a table row ``rules`` do not have raises :class:`~.rows.RowRemoved`; given a
+    dict ``removed``, it is left out instead and its error recorded there by name.
     """
     rules = resolve(rules)
     trials = check_integer("trials", trials, min=1, max=10**10)
     seed = check_integer("seed", seed, min=0)
     metrics = catalogue() if metrics is None else list(metrics)
-    return {m.name: m.measure(rules, trials=trials, seed=seed) for m in metrics}
+    out = {}
+    for m in metrics:
+        try:
+            out[m.name] = m.measure(rules, trials=trials, seed=seed)
+        except RowRemoved as exc:
+            if removed is None:
+                raise
+            removed[m.name] = exc
+    return out

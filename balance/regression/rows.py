@@ -1,13 +1,17 @@
 """Stable identities of the table rows that catalogue metrics read (issue 11, item 7).
 
 Metric names stay readable ("treatment.chance@C12,Weak,light", "economy.price.longsword"),
-but the row they name is identified by its **position** in the bundled table ("Weak" is the
-6th row of ``injuries.table``, the Longsword's d8 the 3rd row of ``economy.dice_values``), and
-a named section by its key (``treatment.light``), not by its name: a variant that renames or
-translates the row ("Weak" -> "Weakened") is measured on the row at the same position and
-compares, instead of failing with "unknown injury 'Weak'". A variant whose table is too short
-for a metric's row, or under which the metric is undefined (caps that forbid the Longsword),
-is refused with one line naming the metric, the table and what is missing (:func:`defined`).
+and the row a name gives is found in a variant's table by that **name** (its ``en``; the
+``die`` of ``economy.dice_values``, the ``key`` of the percentile weapons), matched as
+:func:`balance.rules.tables.matched_rows` matches rows: a variant that removes or merges a
+row before Bleeding still measures Bleeding, not the row that slid into its place; a row
+renamed or translated in place ("Weak" -> "Weakened", a table of as many rows) is followed and
+compares. A named section is identified by its key (``treatment.light``), not by its name.
+
+A metric whose row the variant removed (or renamed while changing the table's length) is
+never measured on another row: :func:`row` raises :class:`RowRemoved`, one line naming the
+metric, the table and the row. Under rules that make the metric undefined (caps that forbid
+the Longsword) it is refused with one line too (:func:`defined`).
 """
 from __future__ import annotations
 
@@ -16,8 +20,19 @@ from contextlib import contextmanager
 from functools import lru_cache
 
 from ..rules import Rules, resolve
+from ..rules.tables import matched_rows
 
-__all__ = ["row", "row_name", "position", "section_name", "defined"]
+__all__ = ["row", "row_name", "position", "section_name", "defined", "RowRemoved"]
+
+
+class RowRemoved(ValueError):
+    """A metric reads a table row that a rule set does not have (removed, or renamed while
+    the table changed length): the metric is not measured there, never on another row.
+    ``metric``, ``table`` and ``row`` (the bundled row's name) say which."""
+
+    def __init__(self, message: str, metric: str, table: str, row: str) -> None:
+        super().__init__(message)
+        self.metric, self.table, self.row = metric, table, row
 
 
 @lru_cache(maxsize=None)
@@ -32,15 +47,28 @@ def position(table: str, bundled: str, column: str = "en") -> int:
 
 
 def row(rules: Rules, table: str, bundled: str, metric: str, column: str = "en") -> Mapping:
-    """The row of ``rules``' ``table`` at the position of the bundled row whose ``column`` is
-    ``bundled``; a table too short for it is a one-line ``ValueError`` naming ``metric``."""
+    """The row of ``rules``' ``table`` that is the bundled row whose ``column`` is ``bundled``,
+    matched by ``column`` (:func:`balance.rules.tables.matched_rows`); a row this rule set
+    does not have is a one-line :class:`RowRemoved` naming ``metric``.
+
+    >>> import balance as bl
+    >>> rows = [dict(r) for r in bl.load_rules()["injuries"]["table"]]
+    >>> rows[0]["high"] = 20; del rows[1]                 # Dazed and Feeble merged
+    >>> merged = bl.load_rules().updated({"injuries": {"table": rows}})
+    >>> row(merged, "injuries.table", "Bleeding", "treatment.days_to_cure@C12,Bleeding")["low"]
+    141
+    """
     i = position(table, bundled, column)
     rows = rules.get(table)
-    if i >= len(rows):
-        raise ValueError(f"metric {metric!r} reads {table} row {i + 1} ({bundled!r} in the "
-                         f"bundled rules; metrics name rows by position), but this rule set's "
-                         f"table has {len(rows)} row{'s' if len(rows) != 1 else ''}")
-    return rows[i]
+    names = [r.get(column) for r in resolve(None).get(table)]
+    j = matched_rows(names, [r.get(column) for r in rows]).get(i)
+    if j is None:
+        raise RowRemoved(f"metric {metric!r} reads {table} row {bundled!r} (row {i + 1} of "
+                         f"the bundled rules), which this rule set's table of {len(rows)} "
+                         f"row{'s' if len(rows) != 1 else ''} does not have (rows are "
+                         f"matched by their {column!r}): removed, or renamed while the table "
+                         "changed length", metric, table, bundled)
+    return rows[j]
 
 
 def row_name(rules: Rules, table: str, bundled: str, metric: str, column: str = "en") -> str:

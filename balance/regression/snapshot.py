@@ -81,9 +81,11 @@ class Snapshot:
 
 
 def take(rules: Rules | str | None = None, *, trials: int = 100_000, seed: int = 0,
-         tolerances=None, only=None) -> Snapshot:
+         tolerances=None, only=None, removed: dict | None = None) -> Snapshot:
     """Measure every catalogue metric (or those matching ``only``) for ``rules``, Monte Carlo
-    ones with ``trials`` trials from master ``seed``."""
+    ones with ``trials`` trials from master ``seed``. A metric reading a table row ``rules``
+    lack raises :class:`~balance.regression.rows.RowRemoved`, or, given a dict ``removed``,
+    is left out of the snapshot and its error recorded there (:func:`.registry.measure`)."""
     from .. import __version__
     from ..core import injuries
     rules = resolve(rules)
@@ -96,8 +98,9 @@ def take(rules: Rules | str | None = None, *, trials: int = 100_000, seed: int =
         "negative_hp": CURVE_HP, "seconds": seconds.tolist(),
         "wounds": {str(w): injuries.death_probability(seconds, CURVE_HP, w, rules=rules).tolist()
                    for w in CURVE_WOUNDS}}}
-    return Snapshot(metrics=metrics,
-                    measurements=measure(rules, metrics=metrics, trials=trials, seed=seed),
+    measurements = measure(rules, metrics=metrics, trials=trials, seed=seed, removed=removed)
+    metrics = tuple(m for m in metrics if m.name in measurements)
+    return Snapshot(metrics=metrics, measurements=measurements,
                     fingerprint=rules.fingerprint, sources=tuple(rules.sources), trials=trials,
                     seed=seed, version=__version__, curves=curves,
                     created=datetime.now(timezone.utc).isoformat(timespec="seconds"), only=only)

@@ -39,8 +39,12 @@ __all__ = ["SnapshotError", "MAX_BYTES", "MAX_DEPTH", "MAX_DIGITS", "load", "dig
            "check_document"]
 
 #: What a snapshot file says it is, and the version of its format this balance reads.
+#: Version 2: a metric naming a table row measures the row of that name (version 1 measured
+#: the row at its bundled position). A version-1 file of the bundled rules holds the same
+#: numbers and is read as version 2; one of other rules may hold another row's numbers and
+#: is refused (:func:`check_document`).
 SCHEMA = "balance.regression.snapshot"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 MAX_BYTES = 32 * 2**20
 MAX_DEPTH = 32
 MAX_DIGITS = 40
@@ -225,7 +229,9 @@ def check_document(doc: object, where: str, known: Mapping[str, Metric]) -> None
         raise SnapshotError(f"{where}: not a balance regression snapshot (no \"schema\": "
                             f"\"{SCHEMA}\")")
     version = doc.get("schema_version")
-    if type(version) is not int or version != SCHEMA_VERSION:
+    if version == 1 and type(version) is int:
+        _version_one(doc, where)
+    elif type(version) is not int or version != SCHEMA_VERSION:
         raise SnapshotError(f"{where}: snapshot schema version {_show(version)}, but this "
                             f"balance reads version {SCHEMA_VERSION}; re-create it with "
                             "`balance snapshot --force`")
@@ -269,6 +275,20 @@ def check_document(doc: object, where: str, known: Mapping[str, Metric]) -> None
     if "sha256" in doc and doc["sha256"] != digest(doc):
         raise SnapshotError(f"{where}: content does not match its sha256 (the file was edited "
                             "or damaged); re-create it with `balance snapshot --force`")
+
+
+def _version_one(doc: dict, where: str) -> None:
+    """Accept a version-1 snapshot only of the bundled rules (its rows' positions are their
+    names' there, so it holds what version 2 measures); refuse any other in one line."""
+    from ..rules import default_rules
+
+    rules = doc.get("rules")
+    fingerprint = rules.get("fingerprint") if isinstance(rules, dict) else None
+    if fingerprint != default_rules().fingerprint:
+        raise SnapshotError(f"{where}: snapshot schema version 1 measured table rows by "
+                            f"position, and its rules ({_show(fingerprint)}) are not the "
+                            "bundled rules, so a metric may hold another row's number; "
+                            "re-create it with `balance snapshot --force`")
 
 
 def _entry(where: str, name: str, e: object, known: Mapping[str, Metric], trials: int) -> None:

@@ -98,28 +98,53 @@ def compare_rules(rules: Rules, baseline: Any, *, trials: int, seed: int,
     against a snapshot, the variant is measured with the snapshot's metrics, trials and an
     independent seed. Returns ``frame`` (the comparison), ``trials`` (the variant's),
     ``curves`` (the death curves both snapshots store, as tidy frames), ``base_rules`` (None
-    when the snapshot's rules are not known here) and ``changes`` (:func:`change_rows`
-    against them, or against the bundled rules); plain data, so that it crosses processes.
+    when the snapshot's rules are not known here), ``changes`` (:func:`change_rows`
+    against them, or against the bundled rules) and ``unmatched``: the metrics not compared
+    because one side has no row of the name they read (a row removed, or renamed while its
+    table changed length; :class:`balance.regression.rows.RowRemoved`), one dict each
+    (metric, side ``"base"`` or ``"variant"``, table, row); plain data, so that it crosses
+    processes.
     """
     from ..regression.diff import compare_snapshots, independent_seed
     from ..regression.snapshot import take
 
+    gone: dict[str, dict] = {"base": {}, "variant": {}}
     if isinstance(baseline, Rules):
         if baseline.fingerprint == rules.fingerprint:
             return None
         names = [m.name for m in compared_metrics()]
-        base = take(baseline, trials=trials, seed=seed, only=names)
+        base = take(baseline, trials=trials, seed=seed, only=names, removed=gone["base"])
         base_rules: Rules | None = baseline
     else:
         base = baseline
         names = [m.name for m in base.metrics]
         base_rules = default_rules() if base.fingerprint == default_rules().fingerprint \
             else None
-    variant = take(rules, trials=base.trials, seed=independent_seed(base.seed), only=names)
+    variant = take(rules, trials=base.trials, seed=independent_seed(base.seed), only=names,
+                   removed=gone["variant"])
+    base, variant = _shared(base, variant)
     frame = compare_snapshots(base, variant, alpha=alpha)
+    unmatched = [{"metric": name, "side": side, "table": exc.table, "row": exc.row}
+                 for side, errors in gone.items() for name, exc in errors.items()]
     return {"frame": frame, "trials": variant.trials, "base_rules": base_rules,
             "curves": (death_curves_table(base), death_curves_table(variant)),
-            "changes": change_rows(rules, base_rules)}
+            "changes": change_rows(rules, base_rules), "unmatched": unmatched}
+
+
+def _shared(a: Any, b: Any) -> tuple[Any, Any]:
+    """Two snapshots restricted to the metrics both measured (a metric one side could not
+    measure, its row gone, is compared on neither)."""
+    import dataclasses
+
+    both = set(a.measurements) & set(b.measurements)
+
+    def keep(snap: Any) -> Any:
+        if both >= set(snap.measurements):
+            return snap
+        return dataclasses.replace(
+            snap, metrics=tuple(m for m in snap.metrics if m.name in both),
+            measurements={k: v for k, v in snap.measurements.items() if k in both})
+    return keep(a), keep(b)
 
 
 def changed(frame: pd.DataFrame) -> pd.DataFrame:

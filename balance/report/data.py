@@ -170,8 +170,7 @@ def opposed_table(skills=range(5, 101, 5), *, rules: Rules | None = None) -> pd.
 def _changes(base: Any, new: Any, path: str = "") -> list[tuple[str, Any, Any]]:
     """Every value that differs between two rules trees: (key, old, new), the key as
     ``--set`` takes it (:func:`balance.rules.tables.row_key`: ``injuries.table.3.high``, rows
-    counted from 1). Tables are compared row by row; a row only one side has is one change,
-    the whole row against ``None``.
+    counted from 1). Tables are compared row by row (:func:`_table_changes`).
     """
     if isinstance(base, Mapping) and isinstance(new, Mapping):
         out = []
@@ -181,18 +180,48 @@ def _changes(base: Any, new: Any, path: str = "") -> list[tuple[str, Any, Any]]:
         return out
     if isinstance(base, (list, tuple)) and isinstance(new, (list, tuple)) \
             and any(isinstance(v, Mapping) for v in (*base, *new)):
-        from ..rules.tables import row_key
-
-        out = []
-        for i in range(max(len(base), len(new))):
-            a = base[i] if i < len(base) else None
-            b = new[i] if i < len(new) else None
-            if a is None or b is None:
-                out += [] if plain(a) == plain(b) else [(row_key(path, i), plain(a), plain(b))]
-            else:
-                out += _changes(a, b, row_key(path, i))
-        return out
+        return _table_changes(base, new, path)
     return [] if plain(base) == plain(new) else [(path, plain(base), plain(new))]
+
+
+def _table_changes(base: Any, new: Any, path: str) -> list[tuple[str, Any, Any]]:
+    """The changes of one table, its rows matched by their English name where every row has
+    one (:func:`balance.rules.tables.matched_rows`; by position otherwise): a row that kept
+    its name, cell by cell under its new number; a removed row, the whole row against
+    ``None`` under its old number; an added row, ``None`` against the row under its new
+    number; a row out of its order, its old place against its new one (``row 2 (Goblin)``)."""
+    from ..rules.tables import matched_rows, moved_rows, row_key
+
+    def names(rows: Any) -> list:
+        return [r.get("en") if isinstance(r, Mapping) else None for r in rows]
+
+    matched = matched_rows(names(base), names(new))
+    moved, old_of = moved_rows(matched), {j: i for i, j in matched.items()}
+    found: list[tuple[tuple[int, int], list[tuple[str, Any, Any]]]] = []
+    last = -1  # the new number of the last kept row so far: a removed row is listed after it
+    for i, a in enumerate(base):
+        if i in matched:
+            last = matched[i]
+        else:
+            found.append(((last, 1), [(row_key(path, i), plain(a), None)]))
+    for j, b in enumerate(new):
+        i_old = old_of.get(j)
+        if i_old is None:
+            found.append(((j, 0), [(row_key(path, j), None, plain(b))]))
+            continue
+        i = i_old
+        a, key = base[i], row_key(path, j)
+        out = [(key, _place(a, i), _place(b, j))] if i in moved else []
+        out += _changes(a, b, key) if isinstance(a, Mapping) and isinstance(b, Mapping) \
+            else [] if plain(a) == plain(b) else [(key, plain(a), plain(b))]
+        found.append(((j, 0), out))
+    return [change for _, changes in sorted(found, key=lambda f: f[0]) for change in changes]
+
+
+def _place(row: Any, index: int) -> str:
+    """A row's place in its table as the validator names it: ``row 2 (Goblin)``."""
+    name = row.get("en") if isinstance(row, Mapping) else None
+    return f"row {index + 1}" + (f" ({name})" if isinstance(name, str) else "")
 
 
 def rules_value_text(value: Any) -> str:
@@ -205,8 +234,8 @@ def rules_value_text(value: Any) -> str:
 def rule_changes(rules: Rules, base: Rules | None = None) -> pd.DataFrame:
     """What ``rules`` change against ``base`` (default: the bundled rules): one row per value,
     columns key (as ``--set`` takes it: ``injuries.table.3.modifier``, rows counted from 1;
-    a row only one side has is one change, the whole row against ``None``), bundled,
-    variant."""
+    rows matched by their English name, :func:`_table_changes`: a removed or added row is one
+    change, the whole row against ``None``), bundled, variant."""
     from ..rules import default_rules
 
     base = default_rules() if base is None else base

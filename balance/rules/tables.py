@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import RulesError, did_you_mean
@@ -30,8 +30,8 @@ if TYPE_CHECKING:
 #: a :class:`balance.Rules` (not imported: the loader imports this module)
 Rules = Any
 
-__all__ = ["table_keys", "row_key", "table", "with_table", "read_csv", "to_csv",
-           "variant_text"]
+__all__ = ["table_keys", "row_key", "matched_rows", "moved_rows", "table", "with_table",
+           "read_csv", "to_csv", "variant_text"]
 
 
 def row_key(table: str, index: int) -> str:
@@ -43,6 +43,65 @@ def row_key(table: str, index: int) -> str:
     'injuries.table.29.high'
     """
     return f"{table}.{index + 1}"
+
+
+def matched_rows(old: Sequence[object], new: Sequence[object]) -> dict[int, int]:
+    """Which row of a new table is which row of an old one, given each row's name (its
+    ``en``; anything but a string counts as no name): ``{old index: new index}``, rows
+    counted from 0. A row of ``old`` missing from the result was removed, a row of ``new``
+    missing from it was added.
+
+    Rows are matched by name, so that removing or merging a row does not pair every later
+    row with its neighbour. A name gone from ``new`` is followed to the row at its place
+    only when that is safe: both tables have as many rows, and the row there bears a name
+    ``old`` does not have (a row renamed or translated in place). Tables without a unique
+    name on every row, on either side, are matched by position.
+
+    >>> matched_rows(["Dazed", "Feeble", "Broken"], ["Dazed", "Broken"])    # merged
+    {0: 0, 2: 1}
+    >>> matched_rows(["Dazed", "Feeble"], ["Dazed", "Weakened"])            # renamed
+    {0: 0, 1: 1}
+    >>> matched_rows(["Dazed", "Feeble", "Broken"], ["Broken", "Feeble", "Dazed v2"])
+    {1: 1, 2: 0}
+    """
+    named = all(isinstance(n, str) for n in (*old, *new)) \
+        and len(set(old)) == len(old) and len(set(new)) == len(new)
+    if not named:
+        return {i: i for i in range(min(len(old), len(new)))}
+    where = {name: j for j, name in enumerate(new)}
+    out = {i: where[name] for i, name in enumerate(old) if name in where}
+    if len(old) == len(new):
+        known = set(old)
+        out.update({i: i for i, name in enumerate(old)
+                    if name not in where and new[i] not in known})
+    return dict(sorted(out.items()))
+
+
+def moved_rows(matched: Mapping[int, int]) -> set[int]:
+    """The old indices of the rows :func:`matched_rows` found out of their order: the fewest
+    rows whose moves explain the new order (all but a longest run kept in order). Rows that
+    only shifted because a row before them was added or removed have not moved.
+
+    >>> sorted(moved_rows({0: 1, 1: 0, 2: 2}))        # two rows swapped: one of them moved
+    [0]
+    >>> moved_rows({0: 0, 2: 1})                      # a row removed: nothing moved
+    set()
+    """
+    import bisect
+
+    pairs = sorted(matched.items())
+    tails: list[int] = []                 # tails[k]: smallest new index ending a run of k+1
+    ends: list[int] = []                  # the pair index ending that run
+    back: list[int] = [-1] * len(pairs)   # the pair before it in its run
+    for p, (_, j) in enumerate(pairs):
+        k = bisect.bisect_left(tails, j)
+        back[p] = ends[k - 1] if k else -1
+        tails[k:k + 1], ends[k:k + 1] = [j], [p]
+    kept, p = set(), ends[-1] if ends else -1
+    while p >= 0:
+        kept.add(pairs[p][0])
+        p = back[p]
+    return {i for i, _ in pairs if i not in kept}
 
 def table_keys(rules: Rules) -> list[str]:
     """Dotted keys of every table (list of rows) of ``rules``."""
