@@ -203,3 +203,32 @@ def test_check_says_it_reruns_the_baselines_own_seed(tmp_path):
         "Carlo metric"), (out, err)
     code, out, err = in_process("check", "--baseline", str(path), "--seed", "7")
     assert out.splitlines()[0].startswith("seed 3 (the baseline's), 7 (variant); "), out
+
+
+# --- a variant's report has its own folder -------------------------------------------------
+REPORT = ("report", "--sections", "d20", "--trials", "300", "--quiet")
+
+
+def test_a_second_house_rule_never_replaces_the_first_ones_report(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "house.toml").write_text("[injuries]\nautomatic_death_seconds = 200\n",
+                                         encoding="utf-8")
+    bundled = bl.load_rules()
+    runs = [(("--set", "injuries.death_threshold=180"),
+             bundled.updated({"injuries": {"death_threshold": 180}}), "variant-"),
+            (("--set", "injuries.death_threshold=190"),
+             bundled.updated({"injuries": {"death_threshold": 190}}), "variant-"),
+            (("--rules", "house.toml", "--set", "injuries.death_threshold=190"),
+             bl.load_rules("house.toml").updated({"injuries": {"death_threshold": 190}}),
+             "house-"),
+            (("--rules", "house.toml"), bl.load_rules("house.toml"), "house")]
+    for given, rules, stem in runs:
+        code, out, err = in_process(*REPORT, *given)
+        folder = tmp_path / "reports" / (stem + rules.fingerprint if stem.endswith("-")
+                                         else stem)
+        assert code == 0 and out.startswith(f"{folder / 'index.html'}  (seed "), (out, err)
+    for given, rules, stem in runs:  # every report is still there, of its own rules
+        folder = stem + rules.fingerprint if stem.endswith("-") else stem
+        page = (tmp_path / "reports" / folder / "index.html").read_text(encoding="utf-8")
+        assert rules.fingerprint in page, folder
+    assert len(list((tmp_path / "reports").iterdir())) == 4

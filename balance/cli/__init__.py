@@ -22,7 +22,8 @@ from collections.abc import Sequence
 
 from ..errors import RulesError
 from .options import (Parser, add_format, add_lang, add_rules, as_options, emit,
-                      forget_rules, load, one_line, path_arg, trials_arg, workers_arg)
+                      forget_rules, load, one_line, path_arg, rule_files, trials_arg,
+                      workers_arg)
 
 __all__ = ["main", "build_parser", "COMMAND_MODULES", "emit", "add_format", "add_lang",
            "add_rules", "path_arg", "trials_arg", "workers_arg", "load", "Parser"]
@@ -39,14 +40,10 @@ def _report(args) -> int:
     import time
     from pathlib import Path
 
-    from ..report.build import report_name
-
     start = time.perf_counter()
     entries = args.rules  # --rules files and --set values, in the order given
-    files = [e for e in entries if not hasattr(e, "key")]  # not the --set values
-    name = report_name(files[-1]) if files else ("variant" if entries else "default")
-    out = args.out or Path("reports") / name
     rules = load(entries) if entries else None
+    out = args.out or Path("reports") / report_folder(entries, rules)
     baseline = None
     if args.baseline:
         from ..report.bundle import resolve_baseline
@@ -63,6 +60,23 @@ def _report(args) -> int:
     return 0
 
 
+def report_folder(entries: Sequence[str], rules) -> str:
+    """The default folder of ``balance report`` under ``reports/``: ``default`` (the bundled
+    rules), the rules file's stem (one ``--rules`` file: rerun it after editing the file and
+    its report is brought up to date), else the files' stems joined by ``+`` (``variant``
+    for ``--set`` alone) and the ``rules``' fingerprint: every house rule tried with
+    ``--set`` has its own folder, so a second one never replaces the first one's report."""
+    from ..report.build import report_name
+
+    files = rule_files(entries)
+    if not entries:
+        return "default"
+    if len(entries) == 1 and files:
+        return report_name(files[0])
+    stems = "+".join(report_name(f) for f in files) if files else "variant"
+    return f"{stems[:100]}-{rules.fingerprint}"
+
+
 def _register_report(sub) -> None:
     from ..report.bundle import DEFAULT_SEED, DEFAULT_TRIALS
     from ..report.topics import TOPICS
@@ -77,7 +91,9 @@ def _register_report(sub) -> None:
     add_rules(p)
     p.add_argument("--out", metavar="DIR", type=path_arg,
                    help="report folder: absent, empty or an earlier report (default: "
-                        "reports/<rules file stem> or reports/default)")
+                        "reports/default, reports/<rules file stem> for one --rules file, "
+                        "else reports/<stems or 'variant'>-<rules fingerprint>: one folder "
+                        "per variant)")
     p.add_argument("--force", action="store_true",
                    help="write into a folder holding other files: only the report's own "
                         "files are replaced, the others stay")
