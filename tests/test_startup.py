@@ -2,7 +2,7 @@
 issue 16: the first exact answers in a fresh process).
 
 One subprocess (a fresh interpreter is the only place the imports show) runs the library
-calls and the ``death``/``tiers`` commands and reports what got imported; no timing here
+calls and the ``death``/``tiers``/``dice`` commands and reports what got imported; no timing here
 (the figures are in docs/explanation/performance.md). The pandas-free table printer is
 checked against pandas itself, in process.
 """
@@ -37,7 +37,8 @@ from balance.cli import main
 out = {}
 for name, argv in {"death": ["death", "--seconds", "40", "--negative-hp", "6", "--wounds", "1",
                              "--format", "json"],
-                   "tiers": ["tiers", "65", "--format", "json"]}.items():
+                   "tiers": ["tiers", "65", "--format", "json"],
+                   "dice": ["dice", "4d6kh3", "--format", "json"]}.items():
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
         code = main(argv)
@@ -64,7 +65,7 @@ def fresh() -> dict:
 
 
 @pytest.mark.parametrize("step", ["import balance", "death_probability", "death", "tiers",
-                                  "dice.parse", "dice.distribution"])
+                                  "dice", "dice.parse", "dice.distribution"])
 def test_quick_answers_import_no_pandas_scipy_matplotlib(fresh, step):
     assert fresh["seen"][step] == []
 
@@ -90,6 +91,13 @@ def test_the_quick_answers_are_right(fresh):
     assert [(r["tier"], r["probability"]) for r in rows] == [
         ("fumble", 0.02), ("failure", 0.33), ("success", 0.58), ("critical", 0.07)]
     assert {(r["skill"], r["grade"]) for r in rows} == {(65, "Standard")}
+    # 4d6kh3: the ways of each total among the 1,296 rolls, by enumeration
+    code, rows = fresh["out"]["dice"]
+    kept = [sum(sorted((a, b, c, d))[1:]) for a in range(1, 7) for b in range(1, 7)
+            for c in range(1, 7) for d in range(1, 7)]
+    assert code == 0 and [r["value"] for r in rows] == list(range(3, 19))
+    assert [r["probability"] for r in rows] == [pytest.approx(kept.count(t) / 1296)
+                                                for t in range(3, 19)]
     # 3d6: mean 10.5, 3 to 18, P(10) = 27 / 216 and P(15 or more) = 20 / 216 by enumeration
     rolls = [a + b + c for a in range(1, 7) for b in range(1, 7) for c in range(1, 7)]
     ten, tail = rolls.count(10) / 216, sum(r >= 15 for r in rolls) / 216

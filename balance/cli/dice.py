@@ -53,10 +53,10 @@ def _number(value: float) -> float | int:
 
 
 def dice_table(expr: str, trials: int | None = None, seed: int = DEFAULT_SEED):
-    """(table, header) of ``expr``: value, probability, at_least, at_most (and ci_low, ci_high
-    when sampled); the header holds the expression, mean, sd (and seed, trials)."""
+    """(table, header) of ``expr``: the table's columns (numpy arrays) value, probability,
+    at_least, at_most (and ci_low, ci_high, count when sampled); the header holds the
+    expression, mean, sd (and seed, trials). No pandas: the command answers fast."""
     import numpy as np
-    import pandas as pd
 
     from .. import dice
 
@@ -66,7 +66,7 @@ def dice_table(expr: str, trials: int | None = None, seed: int = DEFAULT_SEED):
         exact = parsed.distribution()
         shown = exact.probabilities > 0  # totals that read 0 (below 1e-300, or FFT noise)
         dist = dice.Distribution(exact.totals[shown], exact.probabilities[shown], str(parsed))
-        frame = pd.DataFrame({"value": dist.totals, "probability": dist.probabilities})
+        extra: dict = {}
     else:
         from ..budgets import check_sample
         from ..montecarlo.intervals import wilson
@@ -76,24 +76,25 @@ def dice_table(expr: str, trials: int | None = None, seed: int = DEFAULT_SEED):
         values, counts = np.unique(draws, return_counts=True)
         dist = dice.Distribution(values, counts / trials, str(parsed))  # the frequencies
         low, high = wilson(counts, trials)
-        frame = pd.DataFrame({"value": values, "probability": dist.probabilities,
-                              "ci_low": low, "ci_high": high, "count": counts})
+        extra = {"ci_low": np.asarray(low, dtype=np.float64),
+                 "ci_high": np.asarray(high, dtype=np.float64), "count": counts}
         header.update(seed=seed, trials=trials)
-    frame.insert(2, "at_least", dist.at_least(dist.totals))
-    frame.insert(3, "at_most", dist.at_most(dist.totals))
+    table = {"value": dist.totals, "probability": dist.probabilities,
+             "at_least": np.asarray(dist.at_least(dist.totals), dtype=np.float64),
+             "at_most": np.asarray(dist.at_most(dist.totals), dtype=np.float64), **extra}
     header.update(mean=_number(dist.mean), sd=_number(dist.sd), min=parsed.min, max=parsed.max)
     if parsed.truncated_mass:
         header["truncated_mass"] = parsed.truncated_mass
-    return frame, header
+    return table, header
 
 
-def _bars(frame):
-    top = frame["probability"].max()
-    return frame["probability"].map(
-        lambda p: ("#" * max(1 if p > 0 else 0, round(BAR * p / top))).ljust(BAR))
+def _bars(probability) -> list[str]:
+    top = probability.max()
+    return [("#" * max(1 if p > 0 else 0, round(BAR * p / top))).ljust(BAR)
+            for p in probability.tolist()]
 
 
-def _plot(frame, header: dict, path: str) -> None:
+def _plot(table, header: dict, path: str) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -102,11 +103,11 @@ def _plot(frame, header: dict, path: str) -> None:
     from ..plots import save
 
     fig, ax = plt.subplots(figsize=(7, 3.5))
-    ax.bar(frame["value"], frame["probability"], width=0.9, color="#3b6ea8")
-    if "ci_low" in frame:
-        ax.errorbar(frame["value"], frame["probability"],
-                    yerr=[frame["probability"] - frame["ci_low"],
-                          frame["ci_high"] - frame["probability"]],
+    ax.bar(table["value"], table["probability"], width=0.9, color="#3b6ea8")
+    if "ci_low" in table:
+        ax.errorbar(table["value"], table["probability"],
+                    yerr=[table["probability"] - table["ci_low"],
+                          table["ci_high"] - table["probability"]],
                     fmt="none", ecolor="#222222", linewidth=0.8)
     ax.set_xlabel(header["dice"])
     ax.set_ylabel("probability")
@@ -140,17 +141,23 @@ def _check_plot(name: str, force: bool) -> None:
 
 
 def _dice(args) -> int:
+    import numpy as np
+
     if args.plot is not None:
         _check_plot(args.plot, args.force)
-    frame, header = dice_table(args.expression, args.trials, args.seed)
+    table, header = dice_table(args.expression, args.trials, args.seed)
     if args.plot is not None:
-        _plot(frame, header, args.plot)
-    shown = frame
+        _plot(table, header, args.plot)
+    shown = dict(table)
     if args.format == "table":
-        shown = frame.drop(columns=["count"], errors="ignore").assign(bar=_bars(frame))
-        if len(shown) > ROWS:  # a long distribution: its ROWS likeliest totals, tails elided
-            keep = shown["probability"] >= shown["probability"].nlargest(ROWS).min()
-            shown = shown[keep].reset_index(drop=True)  # the row numbers are not a column
+        shown.pop("count", None)
+        shown["bar"] = _bars(table["probability"])
+        if len(table["value"]) > ROWS:  # a long distribution: its ROWS likeliest totals
+            p = table["probability"]
+            keep = p >= np.sort(p)[-ROWS]
+            shown = {k: (v[keep] if isinstance(v, np.ndarray) else
+                         [x for x, kept in zip(v, keep) if kept]) for k, v in shown.items()}
+    shown = {k: v.tolist() if isinstance(v, np.ndarray) else v for k, v in shown.items()}
     emit(shown, args.format, header=header)
     return 0
 
