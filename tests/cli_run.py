@@ -84,3 +84,12 @@ def in_process(*argv) -> tuple[int, str, str]:
         except SystemExit as exc:
             code = exc.code
     return code, out.getvalue(), err.getvalue()
+
+
+def one_error(*argv) -> str:
+    """The one ``balance: error:`` line of a refused command (exit code 2)."""
+    code, out, err = in_process(*argv)
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and lines[0].startswith("balance: error: "), \
+        (code, out, err)
+    return lines[0]

@@ -12,16 +12,8 @@ import balance as bl
 from balance.rules.budget_checks import check_rules
 from balance.rules.invariants.common import finite_numbers
 from balance.rules.tables import variant_text
-from cli_run import in_process
+from cli_run import in_process, one_error
 
-
-def one_error(*argv) -> str:
-    """The one ``balance: error:`` line of a refused command (exit code 2)."""
-    code, out, err = in_process(*argv)
-    lines = err.strip().splitlines()
-    assert code == 2 and len(lines) == 1 and lines[0].startswith("balance: error: "), \
-        (code, out, err)
-    return lines[0]
 
 
 def injury_rows() -> list[dict]:

@@ -13,16 +13,8 @@ from fractions import Fraction
 import pytest
 
 import balance as bl
-from cli_run import in_process
+from cli_run import in_process, one_error
 
-
-def one_error(*argv) -> str:
-    """The one ``balance: error:`` line of a refused command (exit code 2)."""
-    code, out, err = in_process(*argv)
-    lines = err.strip().splitlines()
-    assert code == 2 and len(lines) == 1 and lines[0].startswith("balance: error: "), \
-        (code, out, err)
-    return lines[0]
 
 
 # --- dice: exact tails, full precision ----------------------------------------------------
