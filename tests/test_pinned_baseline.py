@@ -6,7 +6,7 @@ the bundled rules' numbers, deliberate or not, makes ``balance check`` exit 1 he
 the metrics that moved. When a change is deliberate (a corrected reading, a new table), the
 baseline is regenerated on purpose, in the same commit as the change::
 
-    python -m balance snapshot --out tests/baselines/bundled.json --force
+    python -m balance snapshot --out tests/baselines/bundled.json --seed 0 --force
 
 and the commit message says which metrics moved and why (``balance diff OLD NEW`` lists them).
 """
