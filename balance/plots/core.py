@@ -60,7 +60,16 @@ def death_curve_data(surface: pd.DataFrame, *, negative_hp=None, wounds=None, la
                      linestyle: str | None = None, label: str = "") -> list[Curve]:
     """The curves :func:`death_curves` draws, one per wound count and negative-HP value (in
     that order): seconds, death probability, label and style. The live explorer updates its
-    lines from the same data."""
+    lines from the same data.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> surface = bl.report.data.death_surface(negative_hp=[6], wounds=[0, 1])
+    >>> first, second = death_curve_data(surface)
+    >>> second.label, float(second.y[40]), first.colour != second.colour  # 1d100 + 92 >= 176
+    ('1 wound, -6 HP', 0.17, True)
+    """
     lang = check_lang(lang)
     frame = _select(_select(_death_rows(surface), "negative_hp", negative_hp), "wounds", wounds)
     pick_column(frame, ["probability"], "death_curves")
@@ -134,7 +143,16 @@ def injury_band_data(surface: pd.DataFrame, *, negative_hp: int | None = None,
                      wounds: int | None = None, lang: str = "en") -> Bands:
     """What :func:`injury_bands` draws for one state (negative HP, wounds): the probability
     of each severity band (rows summed by test modifier; death last) at each second. The
-    live explorer updates its bands from the same data."""
+    live explorer updates its bands from the same data.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> surface = bl.report.data.death_surface(negative_hp=[6], wounds=[1])
+    >>> bands = injury_band_data(surface, negative_hp=6, wounds=1)
+    >>> bands.labels[0], bands.labels[-1], [round(float(h), 2) for h in bands.heights[:, 40]]
+    ('test modifier 0', 'Death', [0.0, 0.08, 0.5, 0.25, 0.17])
+    """
     lang = check_lang(lang)
     frame, hp, n = _one_state(surface, negative_hp, wounds)
     death = frame[frame["modifier"].isna()]
