@@ -19,7 +19,7 @@ from balance.regression.rows import RowRemoved, row
 from balance.regression.validate import digest
 from balance.report import compare
 from balance.report.data import rule_changes
-from balance.rules.tables import matched_rows, moved_rows
+from balance.rules.tables import matched_rows, moved_rows, nested
 
 RULES = bl.load_rules()
 BLEEDING = "treatment.days_to_cure@C12,Bleeding"
@@ -31,13 +31,7 @@ def _rows(table="injuries.table"):
 
 
 def _with(table, rows):
-    node: dict = {}
-    top = node
-    parts = table.split(".")
-    for part in parts[:-1]:
-        node = node.setdefault(part, {})
-    node[parts[-1]] = rows
-    return RULES.updated(top, source="test variant")
+    return RULES.updated(nested(table, rows), source="test variant")
 
 
 def merged_first_two():

@@ -26,6 +26,7 @@ from ..errors import RulesError
 from ..plots._style import printable
 from ..rules import Rules, resolve
 from ..rules.loader import merged as merge
+from ..rules.tables import nested
 from ..text import plain_text
 
 __all__ = ["Explorer", "merge", "one_line"]
@@ -154,13 +155,7 @@ class Explorer(widgets.VBox):
         """Make ``widget`` edit the rule at the dotted ``path`` (e.g. ``"fights.pc_wounds"``)."""
         def edited(change: dict) -> None:
             if not self._syncing:
-                tree: dict = {}
-                node = tree
-                *parents, leaf = path.split(".")
-                for part in parents:
-                    node = node.setdefault(part, {})
-                node[leaf] = change["new"]
-                self.set_rules(tree)
+                self.set_rules(nested(path, change["new"]))
         widget.observe(edited, names="value")
         self._bindings.append((widget, path))
         return widget

@@ -30,8 +30,24 @@ if TYPE_CHECKING:
 #: a :class:`balance.Rules` (not imported: the loader imports this module)
 Rules = Any
 
-__all__ = ["table_keys", "row_key", "matched_rows", "moved_rows", "table", "with_table",
-           "read_csv", "to_csv", "variant_text"]
+__all__ = ["table_keys", "row_key", "nested", "matched_rows", "moved_rows", "table",
+           "with_table", "read_csv", "to_csv", "variant_text"]
+
+
+def nested(path: str, value: Any) -> dict:
+    """The overlay that sets the dotted ``path`` to ``value``: ``{"a": {"b": value}}`` for
+    ``"a.b"`` (what ``Rules.updated`` and :func:`balance.rules.loader.merged` take).
+
+    >>> nested("injuries.death_threshold", 180)
+    {'injuries': {'death_threshold': 180}}
+    """
+    out: dict = {}
+    node = out
+    *parents, leaf = path.split(".")
+    for part in parents:
+        node = node.setdefault(part, {})
+    node[leaf] = value
+    return out
 
 
 def row_key(table: str, index: int) -> str:
@@ -231,13 +247,7 @@ def with_table(rules: Rules, key: str, frame: pd.DataFrame, *, source: str | Non
             if cell is not None:
                 row[column] = cell
         out.append(row)
-    overlay: dict = {}
-    node = overlay
-    parts = key.split(".")
-    for part in parts[:-1]:
-        node = node.setdefault(part, {})
-    node[parts[-1]] = out
-    return rules.updated(overlay, source=source or "with_table()")
+    return rules.updated(nested(key, out), source=source or "with_table()")
 
 
 # --- text: CSV and a variant file -----------------------------------------------------

@@ -39,6 +39,7 @@ from typing import Any
 from ..errors import RulesError, check_number, did_you_mean
 from ..rules import Rules, resolve
 from ..rules.loader import _bundled, plain
+from ..rules.tables import nested
 
 __all__ = ["Knob", "knob", "TRANSFORMS", "numeric_keys"]
 
@@ -70,16 +71,6 @@ class Knob:
     def overrides(self, value: float) -> dict:
         """The nested dict this value sets (what a variant file of it holds)."""
         return self.build(int(value) if self.integer else float(value))
-
-
-def _nest(path: str, value: Any) -> dict:
-    out: dict = {}
-    node = out
-    parts = path.split(".")
-    for part in parts[:-1]:
-        node = node.setdefault(part, {})
-    node[parts[-1]] = value
-    return out
 
 
 def _shift_rows(rules: Rules) -> Callable[[float], dict]:
@@ -189,7 +180,7 @@ def knob(vary: str, *, bounds: Any = None, rules: Rules | None = None) -> Knob:
     lo, hi = _bounds(vary, bounds, limits, integer)
     if not all(math.isfinite(b) for b in (lo, hi)):
         raise ValueError(f"bounds of {vary} must be finite")
-    return Knob(vary, integer, (lo, hi), value, lambda v: _nest(vary, v), rules)
+    return Knob(vary, integer, (lo, hi), value, lambda v: nested(vary, v), rules)
 
 
 def _default(path: str) -> Any:
