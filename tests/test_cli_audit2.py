@@ -224,3 +224,31 @@ def test_a_second_house_rule_never_replaces_the_first_ones_report(tmp_path, monk
         page = (tmp_path / "reports" / folder / "index.html").read_text(encoding="utf-8")
         assert rules.fingerprint in page, folder
     assert len(list((tmp_path / "reports").iterdir())) == 4
+
+
+# --- a possible outcome never reads 0.0000 ------------------------------------------------
+def test_a_rare_total_prints_in_scientific_notation_not_as_zero():
+    """1000d1000: the likeliest total has probability ~4.4e-5, which 4 decimals rounded to
+    0.0000 (the audit's 'wide dice' finding); each table cell now reads back as the JSON value
+    to 3 significant digits."""
+    code, table, _ = in_process("dice", "1000d1000")
+    _, records, _ = in_process("dice", "1000d1000", "--format", "json")
+    exact = {r["value"]: r["probability"] for r in json.loads(records)}
+    lines = table.splitlines()[2:]
+    assert code == 0 and lines
+    for line in lines:
+        value, probability = line.split()[:2]
+        assert probability != "0.0000"
+        assert float(probability) == pytest.approx(exact[int(value)], rel=5e-3)
+
+
+@pytest.mark.parametrize("as_frame", [False, True])
+def test_table_cells_round_to_four_decimals_unless_that_reads_zero(as_frame, capsys):
+    import pandas as pd
+
+    from balance.cli.options import emit
+
+    column = {"p": [0.0, 3e-5, 4.9e-5, 6e-5, 0.123456, -2e-5]}
+    emit(pd.DataFrame(column) if as_frame else column, "table")
+    cells = [c.strip() for c in capsys.readouterr().out.splitlines()[1:]]
+    assert cells == ["0.0000", "3.00e-05", "4.90e-05", "0.0001", "0.1235", "-2.00e-05"]

@@ -411,9 +411,7 @@ def _shown(value: Any) -> str:
     if isinstance(value, float):
         if value != value or value in (float("inf"), float("-inf")):
             return str(value)
-        if 0 < abs(value) < 10 ** -DIGITS:
-            return f"{value:.2e}"
-        return f"{value:.{DIGITS}f}" if value != int(value) or abs(value) < 1 else f"{value:g}"
+        return _number(value) if value != int(value) or abs(value) < 1 else f"{value:g}"
     return str(value)
 
 
@@ -461,9 +459,7 @@ def emit(frame: pd.DataFrame | Mapping[str, Iterable[Any]], fmt: str, *,
             shown = frame.copy()
             for col in shown.columns:
                 if pd.api.types.is_float_dtype(shown[col]):  # one number format
-                    shown[col] = shown[col].map(
-                        lambda v: "" if v != v else f"{v:.{DIGITS}f}" if abs(v) < 1e15 else
-                        f"{v:.4g}")
+                    shown[col] = shown[col].map(_number)
             for col in shown.columns[shown.isna().any()]:  # a missing value prints blank
                 shown[col] = shown[col].astype(object).where(shown[col].notna(), "")
             print(shown.to_string(index=False))
@@ -486,7 +482,14 @@ def _kind(values: list) -> str:
 
 
 def _number(v: float) -> str:
-    return "" if v != v else f"{v:.{DIGITS}f}" if abs(v) < 1e15 else f"{v:.4g}"
+    """``v`` as tables show a fraction: :data:`DIGITS` decimals; blank if missing; a value
+    that is not zero but would round to 0.0000 (a rare total of 500d6) in scientific notation,
+    so a possible outcome never reads as impossible."""
+    if v != v:
+        return ""
+    if 0 < abs(v) < 0.5 * 10 ** -DIGITS:
+        return f"{v:.2e}"
+    return f"{v:.{DIGITS}f}" if abs(v) < 1e15 else f"{v:.4g}"
 
 
 def _emit_columns(columns: dict[str, list], fmt: str, *, title: str | None,
