@@ -73,6 +73,18 @@ def test_invalid_candidates_are_skipped_and_never_evaluated():
     assert res.skipped == 26 and len(seen) == 220 - 176 + 1 and res.value == 183
 
 
+def test_the_note_says_which_values_were_skipped_and_why():
+    """The audit's finding: 'skipped 26' alone left a designer guessing. The note names the
+    range and the rules' own refusal of the invalid value nearest the valid ones (175)."""
+    res = bl.tune.solve(lambda r: death_closed_form(r["injuries"]["death_threshold"], 40, 6, 1),
+                        target=0.10, vary="injuries.death_threshold", bounds=(150, 220))
+    with pytest.raises(RulesError) as refused:
+        bl.load_rules().updated({"injuries": {"death_threshold": 175}})
+    why = str(refused.value).splitlines()[0].split(": ", 1)[1]  # without the source name
+    assert res.note == ("skipped 26 values in 150..175 that the rules refuse, e.g. "
+                        f"injuries.death_threshold = 175: {why}")
+
+
 def test_ties_go_to_the_smallest_change_then_the_lower_value():
     ident = lambda r: float(r["injuries"]["death_threshold"])
     # 200 and 201 are both 0.5 away from 200.5: 200 is nearer the current 176

@@ -86,7 +86,8 @@ class Tuned:
     interval : (low, high) or None
         Monte Carlo: the range of evaluated values whose interval holds the target.
     method, monotone, current, skipped, note : how it was found; ``skipped`` counts invalid
-        candidates (never evaluated).
+        candidates (never evaluated), and ``note`` then says which values they were and the
+        rules' refusal of the one nearest the valid values.
     seed : the master seed of a Monte Carlo metric's runs (None for an exact metric).
     """
 
@@ -288,6 +289,15 @@ def _choose(s: _Search, target: float, current: float) -> float:
     return min(tied, key=lambda v: (abs(v - current), v))
 
 
+def _skipped_note(s: _Search, key: str) -> str:
+    """Why tried values were skipped: how many, their range and the rules' refusal of the
+    one nearest the valid ones (a designer sees where the rules stop, not just a count)."""
+    bad = sorted(s.invalid)
+    near = min(bad, key=lambda v: min((abs(v - p) for p in s.points), default=0))
+    span = f"{bad[0]:g}" if len(bad) == 1 else f"{len(bad)} values in {bad[0]:g}..{bad[-1]:g}"
+    return f"skipped {span} that the rules refuse, e.g. {key} = {near:g}: {s.knob.why(near)}"
+
+
 def _gap_note(s: _Search, target: float, best: float, key: str, current: float) -> str:
     """What to say when no evaluated value gives the target: the two values around it."""
     vals = sorted(s.points)
@@ -434,6 +444,8 @@ def solve(metric: Any, target: float, vary: str, *, bounds: Any = None,
                 f"{min(est):.6g} to {max(est):.6g}; closest at {vary} = {best}")
     elif not attained and not mc:
         note = _gap_note(s, target, best, vary, k.current)
+    if s.invalid:
+        note = "; ".join(filter(None, [note, _skipped_note(s, vary)]))
     chosen = k.apply(best)
     assert chosen is not None  # best was evaluated, so it is valid
     return Tuned(key=vary, target=float(target), value=best, achieved=point.estimate,

@@ -56,6 +56,7 @@ class Knob:
     build: Callable[[float], dict] = field(repr=False, compare=False)
     rules: Rules = field(repr=False, compare=False)
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
+    _why: dict = field(default_factory=dict, repr=False, compare=False)
 
     def apply(self, value: float) -> Rules | None:
         """The rules with this value, or None when they break a rule (``RulesError``)."""
@@ -64,9 +65,15 @@ class Knob:
             try:
                 self._cache[value] = self.rules.updated(self.build(value),
                                                         source=f"<{self.name} = {value}>")
-            except RulesError:
+            except RulesError as exc:
                 self._cache[value] = None
+                self._why[value] = str(exc).splitlines()[0].removeprefix(
+                    f"<{self.name} = {value}>: ")
         return self._cache[value]
+
+    def why(self, value: float) -> str:
+        """The rules' one-line refusal of ``value`` ('' if it was valid or never tried)."""
+        return self._why.get(int(value) if self.integer else float(value), "")
 
     def overrides(self, value: float) -> dict:
         """The nested dict this value sets (what a variant file of it holds)."""
