@@ -1,4 +1,4 @@
-"""A quick answer imports no pandas, scipy or matplotlib (issue 14: a query starts fast;
+"""A quick answer imports no pandas, scipy, matplotlib or numba (issue 14: a query starts fast;
 issue 16: the first exact answers in a fresh process).
 
 One subprocess (a fresh interpreter is the only place the imports show) runs the library
@@ -21,7 +21,7 @@ import pytest
 
 from balance.cli.options import emit
 
-HEAVY = ("pandas", "scipy", "matplotlib")
+HEAVY = ("pandas", "scipy", "matplotlib", "numba")
 
 SCRIPT = r"""
 import contextlib, io, json, sys

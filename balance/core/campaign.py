@@ -166,28 +166,31 @@ def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,
     >>> out["carried"].shape, int(out["carried"][0].sum())
     ((5, 7), 1000)
     """
+    from . import _campaign_loop as loop
+
     inj = rules["injuries"]
     rows = len(inj["table"])
     F = plan.fights
     slots = F + plan.start_wounds
     full_p, light_p, n_full, n_light = _attempt_chances(plan, rules)
-    # probability that an injury of each row survives the interval's attempts
-    keep_full = (1 - full_p) ** n_full
-    keep_symptom = (1 - light_p) ** n_light
     # The injuries living characters carry, one integer each in (character, slot) order, the
     # order in which the treatment draws go to them: character, slot (its first empty one when
-    # it was taken), table row, symptomatic bit. The work per fight follows the knocked out
-    # and the injuries carried, not the characters times the slots.
-    sbits, cbits = slots.bit_length(), rows.bit_length()
-    cshift = sbits + cbits + 1                             # character = held >> cshift
-    smask, low = (1 << sbits) - 1, (1 << (cbits + 1)) - 1    # slot; row and symptom bits
-    # the keep chances looked up by the low bits, (row << 1) | symptomatic
-    keep_full, keep_symptom = (np.repeat(np.pad(k, (0, (1 << cbits) - rows), constant_values=1), 2)
-                               for k in (keep_full, keep_symptom))
+    # it was taken), table row, symptomatic bit. The dice are drawn here with numpy; the
+    # bookkeeping between two draws is one compiled pass (:mod:`._campaign_loop`) that follows
+    # the knocked out and the injuries carried, not the characters times the slots.
+    sbits, row_bits = slots.bit_length(), rows.bit_length()
+    slot_shift = row_bits + 1
+    owner_shift = sbits + slot_shift                    # character = held >> owner_shift
+    low = (1 << slot_shift) - 1                         # row and symptom bits
+    # the chance that an injury of each row survives the interval's attempts, looked up by
+    # the low bits, (row << 1) | symptomatic
+    keep_full, keep_symptom = (
+        np.repeat(np.pad((1 - chance) ** tries, (0, (1 << row_bits) - rows), constant_values=1), 2)
+        for chance, tries in ((full_p, n_full), (light_p, n_light)))
     # int32 keys when they fit: half the bytes to move
-    key: type[np.signedinteger] = np.int32 if (n + 1) << cshift < 2**31 else np.int64
+    key: type[np.signedinteger] = np.int32 if (n + 1) << owner_shift < 2**31 else np.int64
     held = (((np.arange(n, dtype=np.int64)[:, None] << sbits)
-             + np.arange(plan.start_wounds)).reshape(-1) << (cbits + 1)).astype(key)
+             + np.arange(plan.start_wounds)).reshape(-1) << slot_shift).astype(key)
     held |= 1  # pre-existing injuries: first row (no modifier), symptomatic
     living = np.arange(n, dtype=key)
     count = np.full(n, plan.start_wounds, dtype=np.int64)  # injuries carried, by character
@@ -197,95 +200,37 @@ def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,
     symptoms = np.zeros((F, slots + 1), dtype=np.int64)
     auto = inj["automatic_death_seconds"]
     charge = plan.rescue.charge_seconds
+    nothing = np.empty(0)
     for f in range(F):
-        ko = np.flatnonzero(rng.random(living.size) < plan.knockout_chance)
-        idx = living[ko]
-        wounds = count[idx]
-        lo = np.cumsum(count)[idx] - wounds   # their injuries: held[lo:lo + wounds]
-        seconds = plan.rescue.arrival.sample(idx.size, rng) + charge
-        npv = plan.rescue.negative_hp.sample(idx.size, rng)
-        face = rng.integers(1, inj["die"] + 1, size=idx.size)
+        ko, who, wounds = loop.knockouts(rng.random(living.size), plan.knockout_chance,
+                                         living, count)
+        seconds = plan.rescue.arrival.sample(ko.size, rng) + charge
+        npv = plan.rescue.negative_hp.sample(ko.size, rng)
+        face = rng.integers(1, inj["die"] + 1, size=ko.size)
         total = face + injuries.roll_modifier_unchecked(seconds, npv, wounds, rules)
-        code = np.where(seconds >= auto, rows, injuries.outcome_rows(total, rules))
+        code = np.where(seconds >= auto, rows, injuries.outcome_rows(total, rules)).astype(key)
         died = code >= rows
         ko_by_wounds[0] += np.bincount(wounds, minlength=slots + 1)
         ko_by_wounds[1] += np.bincount(wounds[died], minlength=slots + 1)
         deaths[f] = died.sum()
-        hurt = ~died
-        h_lo = lo[hurt]
-        free = _first_empty_slots(held, h_lo, wounds[hurt], cbits + 1, smask)
-        at = h_lo + free                                   # where each new injury goes
-        # the dead leave with their injuries; the others' new injuries go in, in order
         if deaths[f]:
-            dead = np.flatnonzero(died)
-            living = np.delete(living, ko[dead])
-            held = np.delete(held, _ranges(lo[dead], wounds[dead]))
-            # minus the injuries of the dead ahead of each
-            at -= np.cumsum(np.concatenate(([0], wounds[dead])))[
-                np.searchsorted(dead, np.flatnonzero(hurt))]
-        new = ((((idx[hurt].astype(np.int64) << sbits) | free) << cbits | code[hurt]) << 1) | 1
-        held = _insert_sorted(held, at, new)
+            living = np.delete(living, ko[died])
+        # the dead leave with their injuries; the others' new injuries go in, in order
+        size = held.size - int(wounds[died].sum()) + ko.size - int(deaths[f])
+        held = loop.after_fight(held, size, who, wounds, code, rows, count, slot_shift,
+                                owner_shift, (1 << sbits) - 1)
         # treatment interval after the fight: one draw per injury a living character carries
         if n_full:
-            held = np.compress(rng.random(held.size) < keep_full[held & low], held)
-        if n_light:
-            sore = np.flatnonzero((held & 1).astype(bool))
-            sore = sore[rng.random(sore.size) >= keep_symptom[held[sore] & low]]
-            held[sore] &= ~1
-        owner = held >> cshift
-        count = np.bincount(owner, minlength=n)
-        carried[f, :slots + 1] = np.bincount(count, minlength=slots + 1)
-        carried[f, 0] -= n - living.size
+            held, sore = loop.treated(held, count, rng.random(held.size), keep_full, low,
+                                      owner_shift)
+        else:
+            sore = int(np.count_nonzero(held & 1))
+        u = rng.random(sore) if n_light else nothing
+        carried[f, :slots + 1], symptoms[f] = loop.soothe_and_count(
+            held, u, keep_symptom, low, n_light > 0, owner_shift, living.size, slots)
         carried[f, slots + 1] = n - living.size
-        symptoms[f] = _per_character(np.compress((held & 1) == 1, owner), living.size, slots)
     return {"deaths": deaths, "carried": carried, "ko_by_wounds": ko_by_wounds,
             "symptomatic": symptoms}
-
-
-def _first_empty_slots(held: np.ndarray, lo: np.ndarray, wounds: np.ndarray, shift: int,
-                       mask: int) -> np.ndarray:
-    """First empty slot of characters whose ``wounds`` injuries are ``held[lo:lo + wounds]``
-    (slot ``(held >> shift) & mask``, increasing within a character)."""
-    free = wounds.copy()
-    todo = np.flatnonzero(wounds > 0)
-    # most have no gap: their last injury is in slot wounds - 1
-    todo = todo[(held[lo[todo] + wounds[todo] - 1] >> shift) & mask != wounds[todo] - 1]
-    free[todo] = 0
-    j = 0
-    while todo.size:  # slots 0..j-1 taken: is slot j?
-        todo = todo[(held[lo[todo] + j] >> shift) & mask == j]
-        j += 1
-        free[todo] = j
-        todo = todo[wounds[todo] > j]
-    return free
-
-
-def _insert_sorted(a: np.ndarray, at: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """``np.insert(a, at, values)`` for non-decreasing ``at`` (about twice as fast)."""
-    spot = at + np.arange(at.size)
-    out = np.empty(a.size + at.size, dtype=a.dtype)
-    out[spot] = values
-    old = np.ones(out.size, dtype=bool)
-    old[spot] = False
-    out[np.flatnonzero(old)] = a
-    return out
-
-
-def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """The indices ``starts[i] .. starts[i] + lengths[i] - 1``, concatenated."""
-    ends = np.cumsum(lengths)
-    return np.arange(ends[-1] if ends.size else 0) + np.repeat(starts - ends + lengths, lengths)
-
-
-def _per_character(chars: np.ndarray, characters: int, slots: int) -> np.ndarray:
-    """How many of ``characters`` have 0..slots of the items ``chars`` (sorted owners)."""
-    if not chars.size:
-        out = np.zeros(slots + 1, dtype=np.int64)
-    else:
-        starts = np.flatnonzero(np.concatenate(([True], chars[1:] != chars[:-1])))
-        out = np.bincount(np.diff(starts, append=chars.size), minlength=slots + 1)
-    out[0] = characters - out[1:].sum()
-    return out
 
 
 def simulate(fights: int = 10, knockout_chance: float = 0.25, *, negative_hp="1d6",
