@@ -7,7 +7,9 @@ digest of every output together with the generator's state afterwards (how far t
 consumed): the default plan, injuries carried in with light treatment only, a long campaign
 with full treatment only, a deadly rescue (every knockout, 1d100 seconds), and a block large
 enough that the sampler's injury keys need 64 bits. The values were taken from the sampler as
-it was before the issue-16 rework (commit b6a5060) and checked again after it. Regenerate them
+it was before the issue-16 rework (commit b6a5060) and checked again after it, and again
+after its bookkeeping was compiled with numba (the four cases added then were pinned from the
+numpy sampler of commit eaf8589). Regenerate them
 only on purpose, for a change that is meant to alter the stream.
 """
 from __future__ import annotations
@@ -30,6 +32,14 @@ CASES = {
     # 64 slots and 270,000 characters: (characters << bits of slot, row, symptom) passes 2**31
     "int64-keys": ({"fights": 60, "knockout_chance": 0.1, "start_wounds": 4, "hours_between": 30},
                    270_000),
+    # added with the compiled bookkeeping (issue 16), pinned from the numpy sampler before it
+    # (commit eaf8589): no treatment, no time to treat, only carried injuries, one fight
+    "no-treatment": ({"fights": 8, "knockout_chance": 0.6, "policy": "none", "start_wounds": 1,
+                      "arrival": "3d10"}, 3000),
+    "no-time": ({"fights": 5, "knockout_chance": 0.4, "hours_between": 0}, 3000),
+    "carried-only-light": ({"fights": 3, "knockout_chance": 0.0, "start_wounds": 3,
+                            "policy": "light"}, 3000),
+    "one-fight": ({"fights": 1, "knockout_chance": 1.0}, 3000),
 }
 
 
@@ -39,6 +49,10 @@ CASES = {
     ("full-long", 83, 41638, "5cffcd2572dd1990"),
     ("deadly", 2677, 8478, "3815b75ecd9dfe91"),
     ("int64-keys", 1605, 1609793, "890df31ca7dbd097"),
+    ("no-treatment", 1790, 12121, "cec9c82ac8e1c231"),
+    ("no-time", 3, 5971, "246c9e6459a98962"),
+    ("carried-only-light", 0, 0, "cc51bd07b465c124"),
+    ("one-fight", 0, 3000, "f2fc8b4c2010eeb3"),
 ])
 def test_campaign_stream_is_pinned(case, deaths, knockouts, digest):
     rules = bl.load_rules()

@@ -18,6 +18,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .injuries import modifier as _python_modifier
+
+_modifier = njit(inline="always")(_python_modifier)
+
 
 @njit(cache=True, nogil=True)
 def knockouts(u, chance, living, count):  # pragma: no cover - compiled
@@ -35,6 +39,33 @@ def knockouts(u, chance, living, count):  # pragma: no cover - compiled
         who[j] = living[ko[j]]
         wounds[j] = count[who[j]]
     return ko, who, wounds
+
+
+@njit(cache=True, nogil=True)
+def injury_rolls(face, seconds, npv, wounds, loss, automatic, lut, ko, ko_by_wounds):  # pragma: no cover - compiled
+    """The outcome of each knocked-out character's critical-injury roll (core rules, dying
+    and critical injuries): its table row, or ``rows`` (death: on the roll, or after
+    ``automatic`` seconds); ``lut`` maps roll totals to outcomes
+    (:func:`balance.core.injuries.outcome_rows`). Counts the knocked out and the dead by
+    injuries carried in ``ko_by_wounds``; returns the outcomes, the positions in ``living``
+    of the dead, and how many injuries they carried."""
+    rows = lut[lut.size - 1]
+    code = np.empty(face.size, lut.dtype)
+    dead = np.empty(face.size, np.int64)
+    d = 0
+    dead_injuries = 0
+    top = lut.size - 1
+    for j in range(face.size):
+        total = face[j] + _modifier(seconds[j], npv[j], wounds[j], loss)
+        c = rows if seconds[j] >= automatic else lut[min(total, top)]
+        code[j] = c
+        ko_by_wounds[0, wounds[j]] += 1
+        if c >= rows:
+            ko_by_wounds[1, wounds[j]] += 1
+            dead[d] = ko[j]
+            d += 1
+            dead_injuries += wounds[j]
+    return code, dead[:d], dead_injuries
 
 
 @njit(cache=True, nogil=True)
@@ -86,20 +117,19 @@ def after_fight(held, size, who, wounds, code, rows, count, slot_shift, owner_sh
 
 @njit(cache=True, nogil=True)
 def treated(held, count, u, keep, low, owner_shift):  # pragma: no cover - compiled
-    """The injuries that outlast full treatment (each goes when ``u < keep[injury & low]``,
-    one uniform each, in order), ``count`` updated in place, and how many kept are
-    symptomatic."""
-    out = np.empty(held.size, held.dtype)
+    """Full treatment in place: each injury goes when ``u < keep[injury & low]`` (one uniform
+    each, in order); ``count`` is updated. Returns the injuries kept (the front of ``held``)
+    and how many of them are symptomatic."""
     dst = 0
     sore = 0
     for i in range(held.size):
         h = np.int64(held[i])
         kept = np.int64(u[i] < keep[h & low])
-        out[dst] = h
+        held[dst] = h
         count[h >> owner_shift] -= 1 - kept
         dst += kept
         sore += kept & h
-    return out[:dst], sore
+    return held[:dst], sore
 
 
 @njit(cache=True, nogil=True)
@@ -110,6 +140,8 @@ def soothe_and_count(held, u, keep, low, light, owner_shift, living, slots):  # 
     carried = np.zeros(slots + 1, np.int64)
     symptoms = np.zeros(slots + 1, np.int64)
     k = 0
+    light = light and u.size > 0       # no symptomatic injury: nothing to read
+    last = u.size - 1
     run = sore = 0
     owner = -1
     for i in range(held.size):
@@ -121,15 +153,15 @@ def soothe_and_count(held, u, keep, low, light, owner_shift, living, slots):  # 
             run = sore = 0
             owner = o
         run += 1
-        if h & 1:
-            if light:
-                if u[k] >= keep[h & low]:
-                    held[i] = h & ~1
-                else:
-                    sore += 1
-                k += 1
-            else:
-                sore += 1
+        sym = np.int64(h & 1)
+        if light:   # the same for every injury: predicted
+            # reads u[k] only for a symptomatic injury (k < u.size then)
+            gone = sym & np.int64(u[min(k, last)] >= keep[h & low])
+            held[i] = h & ~gone
+            k += sym
+            sore += sym - gone
+        else:
+            sore += sym
     carried[run] += 1
     symptoms[sore] += 1
     # the first "run" above was no character (owner -1), or the last one when none carry any

@@ -199,6 +199,8 @@ def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,
     ko_by_wounds = np.zeros((2, slots + 1), dtype=np.int64)  # knocked out / died, by wounds
     symptoms = np.zeros((F, slots + 1), dtype=np.int64)
     auto = inj["automatic_death_seconds"]
+    # roll totals to outcomes, the last entry (every total from the death threshold up) death
+    lut = injuries.outcome_rows(np.arange(inj["death_threshold"] + 1), rules)
     charge = plan.rescue.charge_seconds
     nothing = np.empty(0)
     for f in range(F):
@@ -207,16 +209,13 @@ def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,
         seconds = plan.rescue.arrival.sample(ko.size, rng) + charge
         npv = plan.rescue.negative_hp.sample(ko.size, rng)
         face = rng.integers(1, inj["die"] + 1, size=ko.size)
-        total = face + injuries.roll_modifier_unchecked(seconds, npv, wounds, rules)
-        code = np.where(seconds >= auto, rows, injuries.outcome_rows(total, rules)).astype(key)
-        died = code >= rows
-        ko_by_wounds[0] += np.bincount(wounds, minlength=slots + 1)
-        ko_by_wounds[1] += np.bincount(wounds[died], minlength=slots + 1)
-        deaths[f] = died.sum()
-        if deaths[f]:
-            living = np.delete(living, ko[died])
+        code, dead, dead_injuries = loop.injury_rolls(
+            face, seconds, npv, wounds, inj["hp_loss_per_second"], auto, lut, ko, ko_by_wounds)
+        deaths[f] = dead.size
+        if dead.size:
+            living = np.delete(living, dead)
         # the dead leave with their injuries; the others' new injuries go in, in order
-        size = held.size - int(wounds[died].sum()) + ko.size - int(deaths[f])
+        size = held.size - dead_injuries + ko.size - dead.size
         held = loop.after_fight(held, size, who, wounds, code, rows, count, slot_shift,
                                 owner_shift, (1 << sbits) - 1)
         # treatment interval after the fight: one draw per injury a living character carries

@@ -50,7 +50,13 @@ def _check(seconds: ArrayLike, negative_hp: ArrayLike,
 def roll_modifier_unchecked(d: np.ndarray | int, npv: np.ndarray | int, n: np.ndarray | int,
                             rules: Rules) -> np.ndarray | int:
     """:func:`roll_modifier` without argument checks, for samplers' validated arrays."""
-    loss = rules["injuries"]["hp_loss_per_second"]
+    return modifier(d, npv, n, rules["injuries"]["hp_loss_per_second"])
+
+
+def modifier(d, npv, n, loss):
+    """``(n + 1) x (d + npv + loss x d)``: the roll modifier of :func:`roll_modifier` with the
+    rules' ``hp_loss_per_second`` as ``loss``, plain arithmetic on numbers or arrays (the one
+    formula: compiled loops call it too)."""
     return (n + 1) * (d + npv + loss * d)
 
 

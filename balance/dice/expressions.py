@@ -110,14 +110,21 @@ class Dice:
         at most ``budgets.MAX_SAMPLE`` (10**8) values per call."""
         gen = as_generator(seed)
         check_sample(size)
-        out = np.full(size, self.constant, dtype=np.int64)
+        # the constant goes into the first table drawn from (one pass less)
+        constant, terms = self.constant, []
         for sign, count, faces in self.plain_terms:
             if (faces == 1 or count <= 16) and faces ** count <= _ENUMERATE_LIMIT:
-                table = _sum_table(count, faces)
-                draw = table[gen.integers(0, table.size, size=size)]
+                table = _sum_table(count, faces, sign, constant)
+                constant = 0
+                terms.append(table[gen.integers(0, table.size, size=size)])
             else:
-                draw = _sum_of_draws(gen, count, faces, out.size).reshape(out.shape)
-            out += sign * draw
+                terms.append(sign * _sum_of_draws(gen, count, faces, int(np.prod(size)))
+                             .reshape(size))
+        out = terms[0] if terms else np.zeros(size, dtype=np.int64)
+        for draw in terms[1:]:
+            out += draw
+        if constant:
+            out += constant
         for pool in self.pools:
             out += pool.sign * _sample_pool(gen, pool, out.size).reshape(out.shape)
         return out

@@ -35,11 +35,15 @@ def _sum_of_draws(gen: np.random.Generator, count: int, faces: int, rows: int) -
 
 
 @lru_cache(maxsize=256)
-def _sum_table(count: int, faces: int) -> np.ndarray:
-    """Totals of every ordered outcome of ``count`` dice of ``faces`` faces (equiprobable)."""
+@lru_cache(maxsize=32)   # the largest tables are 2**16 totals (512 kB)
+def _sum_table(count: int, faces: int, sign: int = 1, constant: int = 0) -> np.ndarray:
+    """``constant + sign x`` the totals of every ordered outcome of ``count`` dice of ``faces``
+    faces (equiprobable; read-only, kept per expression term)."""
     grid = np.zeros(1, dtype=np.int64)
     for _ in range(count):
         grid = (grid[:, None] + np.arange(1, faces + 1)).ravel()
+    grid = constant + sign * grid
+    grid.flags.writeable = False
     return grid
 
 
