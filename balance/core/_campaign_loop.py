@@ -147,11 +147,13 @@ def soothe_and_count(held, u, keep, low, light, owner_shift, living, slots):  # 
     for i in range(held.size):
         h = held[i]
         o = h >> owner_shift
-        if o != owner:
-            carried[run] += 1
-            symptoms[sore] += 1
-            run = sore = 0
-            owner = o
+        # a new character: count the last one's run (no branch: its outcome is not predictable)
+        step = np.int64(o != owner)
+        carried[run] += step
+        symptoms[sore] += step
+        run *= 1 - step
+        sore *= 1 - step
+        owner = o
         run += 1
         sym = np.int64(h & 1)
         if light:   # the same for every injury: predicted
