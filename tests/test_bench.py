@@ -173,3 +173,25 @@ def test_fair_plain_python_fights_agree_with_the_numpy_kernel():
         fair_python_fights(10, random.Random(1), wolves)
     with pytest.raises(ValueError, match="weakest targeting"):
         fair_python_fights(1, random.Random(1), bl.fights.fight_spec(["Wolf"], targeting="random"))
+
+
+# --- the machine's own parallel throughput beside the workers figure (issue 16) ----------
+def test_the_machine_control_times_one_process_and_two_side_by_side():
+    m = bench.measure_machine_parallel(workers=2, blocks=2)
+    assert set(m) == {"workers", "seconds_1", "seconds_together", "x_machine"}
+    assert m["seconds_1"] > 0 and m["seconds_together"] > 0
+    assert m["x_machine"] == pytest.approx(2 * m["seconds_1"] / m["seconds_together"])
+
+
+def test_the_workers_line_says_what_the_machine_gave():
+    w = {"kernel": "gm-fight-4v4", "unit": "fight", "trials": 10**6, "workers": 2,
+         "pooled": True, "startup_seconds": 0.4, "min_trials": 1, "seconds_1": 3.4,
+         "seconds_cold": 3.0, "seconds_2": 2.7, "x_workers": 3.4 / 2.7, "x_workers_cold": 3.4 / 3.0,
+         "machine": {"workers": 2, "seconds_1": 1.1, "seconds_together": 1.85,
+                     "x_machine": 2 * 1.1 / 1.85}}
+    (line,) = [x for x in bench.format_table({"machine": bench.machine(), "kernels": [],
+                                              "targets": bench.TARGETS, "workers": [w]})
+               .splitlines() if x.startswith("workers:")]
+    assert "1.26x (target >= 1.6x: NOT met)" in line
+    assert line.endswith("; the machine just after: 2 plain numpy processes side by side "
+                         "1.19x one (1.10 s alone, 1.85 s together)")

@@ -9,7 +9,9 @@ up once, no numpy inside the loop). Then the exact-dice rows (:mod:`balance.benc
 ``balance.dice`` against icepool, dyce and plain Python), the peak memory of a 10^8-trial
 critical-injury run (peak RSS of a fresh subprocess: ``VmHWM`` on Linux), the speed-up of 2
 worker processes over 1 (10^9 critical-injury trials, 10^6 fights, warm pool; a run shorter
-than the pool's measured start-up runs in-process, :func:`pays_for_pool`) and the first
+than the pool's measured start-up runs in-process, :func:`pays_for_pool`), each followed by
+what the machine itself gave two processes just then (:func:`measure_machine_parallel`: plain
+numpy, no engine, so that a shared core shows as the machine's, not the engine's) and the first
 answers of a fresh process (:func:`measure_first_answer`).
 
 Kernels register with :func:`register`; other modules add theirs the same way.
@@ -269,6 +271,34 @@ def measure_pool_startup(workers: int = 2) -> float:
         ex.shutdown(wait=True)
 
 
+_BURN_SCRIPT = """
+import time, numpy as np
+gen = np.random.default_rng(0)
+start = time.perf_counter()
+for _ in range({blocks}):
+    gen.integers(0, 100, size=1 << 20)
+print(time.perf_counter() - start)
+"""
+
+
+def measure_machine_parallel(workers: int = 2, blocks: int = 100) -> dict:
+    """What the machine gives ``workers`` processes at this moment, engine aside: the seconds
+    of one fresh Python process drawing ``blocks`` x 2^20 integers with numpy, then of
+    ``workers`` such processes started together (the slowest), and ``x_machine``, their
+    throughput over one's (``workers`` on idle cores; less when the cores are shared)."""
+    def start() -> subprocess.Popen:
+        return subprocess.Popen([sys.executable, "-c", _BURN_SCRIPT.format(blocks=blocks)],
+                                stdout=subprocess.PIPE, text=True)
+
+    def seconds(proc: subprocess.Popen) -> float:
+        return float(proc.communicate()[0])
+
+    one = seconds(start())
+    together = max(seconds(p) for p in [start() for _ in range(workers)])
+    return {"workers": workers, "seconds_1": one, "seconds_together": together,
+            "x_machine": workers * one / together}
+
+
 def run_parallel(sampler: Callable, trials: int, *, workers: int, seed: RNGLike = None,
                  seconds_per_trial: float, startup_seconds: float) -> tuple[Any, bool]:
     """``montecarlo.run`` on ``workers`` processes when :func:`pays_for_pool`, else in this
@@ -386,10 +416,24 @@ def run_bench(*, quick: bool = False, only: str | None = None) -> dict:
     runs = [r for r in WORKER_RUNS if only is None or only == r[0]]
     if runs:
         startup = measure_pool_startup()
-        out["workers"] = [measure_workers(q if quick else n, kernel, repeat=1 if quick else 3,
-                                          startup_seconds=startup) for kernel, n, q in runs]
+        out["workers"] = []
+        for kernel, n, q in runs:
+            w = measure_workers(q if quick else n, kernel, repeat=1 if quick else 3,
+                                startup_seconds=startup)
+            # right after: were both cores there? (shared cores cap what any engine gets)
+            w["machine"] = measure_machine_parallel(w["workers"], 20 if quick else 100)
+            out["workers"].append(w)
     out["machine"]["load_average_end"] = machine()["load_average"]
     return out
+
+
+def _machine_text(m: dict | None) -> str:
+    """The machine's own parallel throughput next to a workers figure."""
+    if not m:
+        return ""
+    return (f"; the machine just after: {m['workers']} plain numpy processes side by side "
+            f"{m['x_machine']:.2f}x one ({m['seconds_1']:.2f} s alone, "
+            f"{m['seconds_together']:.2f} s together)")
 
 
 def _rate(x: float, what: str = "") -> str:
@@ -495,5 +539,5 @@ def format_table(res: dict) -> str:
                      f"{w['x_workers']:.2f}x (target >= {t['x_workers']}x: "
                      f"{'met' if met else 'NOT met'}); first run on a cold pool "
                      f"{w['seconds_cold']:.2f} s: {w['x_workers_cold']:.2f}x (pool start-up "
-                     f"{w['startup_seconds']:.2f} s)")
+                     f"{w['startup_seconds']:.2f} s)" + _machine_text(w.get("machine")))
     return "\n".join(lines)
