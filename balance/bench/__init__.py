@@ -285,7 +285,15 @@ def measure_machine_parallel(workers: int = 2, blocks: int = 100) -> dict:
     """What the machine gives ``workers`` processes at this moment, engine aside: the seconds
     of one fresh Python process drawing ``blocks`` x 2^20 integers with numpy, then of
     ``workers`` such processes started together (the slowest), and ``x_machine``, their
-    throughput over one's (``workers`` on idle cores; less when the cores are shared)."""
+    throughput over one's (``workers`` on idle cores; less when the cores are shared).
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> m = bl.bench.measure_machine_parallel(workers=2, blocks=1)
+    >>> sorted(m), m["workers"]
+    (['seconds_1', 'seconds_together', 'workers', 'x_machine'], 2)
+    """
     def start() -> subprocess.Popen:
         return subprocess.Popen([sys.executable, "-c", _BURN_SCRIPT.format(blocks=blocks)],
                                 stdout=subprocess.PIPE, text=True)

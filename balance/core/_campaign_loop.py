@@ -49,12 +49,12 @@ def injury_rolls(face, seconds, npv, wounds, loss, automatic, lut, ko, ko_by_wou
     (:func:`balance.core.injuries.outcome_rows`). Counts the knocked out and the dead by
     injuries carried in ``ko_by_wounds``; returns the outcomes, the positions in ``living``
     of the dead, and how many injuries they carried."""
-    rows = lut[lut.size - 1]
+    top = lut.size - 1
+    rows = lut[top]
     code = np.empty(face.size, lut.dtype)
     dead = np.empty(face.size, np.int64)
     d = 0
     dead_injuries = 0
-    top = lut.size - 1
     for j in range(face.size):
         total = face[j] + _modifier(seconds[j], npv[j], wounds[j], loss)
         c = rows if seconds[j] >= automatic else lut[min(total, top)]

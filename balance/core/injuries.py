@@ -56,7 +56,14 @@ def roll_modifier_unchecked(d: np.ndarray | int, npv: np.ndarray | int, n: np.nd
 def modifier(d, npv, n, loss):
     """``(n + 1) x (d + npv + loss x d)``: the roll modifier of :func:`roll_modifier` with the
     rules' ``hp_loss_per_second`` as ``loss``, plain arithmetic on numbers or arrays (the one
-    formula: compiled loops call it too)."""
+    formula: compiled loops call it too).
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.injuries.modifier(40, 6, 1, 0)   # 40 s at -6 HP with one injury: 2 x 46
+    92
+    """
     return (n + 1) * (d + npv + loss * d)
 
 

@@ -35,7 +35,6 @@ def _sum_of_draws(gen: np.random.Generator, count: int, faces: int, rows: int) -
 
 
 @lru_cache(maxsize=256)
-@lru_cache(maxsize=32)   # the largest tables are 2**16 totals (512 kB)
 def _sum_table(count: int, faces: int, sign: int = 1, constant: int = 0) -> np.ndarray:
     """``constant + sign x`` the totals of every ordered outcome of ``count`` dice of ``faces``
     faces (equiprobable; read-only, kept per expression term)."""
