@@ -90,7 +90,8 @@ def load_kernels() -> dict[str, Kernel]:
 
 def _floor_dtype(faces: int) -> type:
     # numpy draws 16-bit integers fastest; 8-bit draws are several times slower
-    return np.int16 if faces < 2**15 else np.int32 if faces < 2**31 else np.int64
+    return np.int16 if faces < 2**15 else np.int32 if faces < 2**31 else \
+        np.int64 if faces < 2**63 else np.uint64
 
 
 def floor_sampler(n: int, rng: np.random.Generator, *, faces: int, dice: int = 1) -> dict:
@@ -179,7 +180,7 @@ def _floor(trials: int, draws: dict[str, Any]) -> None:
         dtype, total = _floor_dtype(faces), round(per_trial * trials)
         for start in range(0, total, FLOOR_CHUNK):
             m = min(FLOOR_CHUNK, total - start)
-            got = rng.integers(0, faces, size=m, dtype=dtype)
+            got = rng.integers(0, faces - 1, size=m, dtype=dtype, endpoint=True)
             np.bincount(got, minlength=faces) if faces <= FLOOR_BINCOUNT_FACES else got.sum()
     total = round(draws["uniforms"] * trials)
     for start in range(0, total, FLOOR_CHUNK):
@@ -454,7 +455,9 @@ def _ms(seconds: float | None) -> str:
 
 
 def _draws_text(d: dict) -> str:
-    parts = [f"{n:.3g} d{faces}" for faces, n in d["integers"].items()]
+    parts = [f"{n:.3g} {faces.bit_length() - 1}-bit numbers" if faces >= 2**32
+             and faces & (faces - 1) == 0 else f"{n:.3g} d{faces}"
+             for faces, n in d["integers"].items()]
     if d["uniforms"]:
         parts.append(f"{d['uniforms']:.4g} uniforms")
     parts += [f"{n:.3g} {name}" for name, n in d["other"].items()]

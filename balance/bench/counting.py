@@ -45,6 +45,9 @@ class CountingGenerator(np.random.Generator):
     >>> _ = gen.integers(1, 21, size=(3, 4)); _ = gen.random(5); _ = gen.integers(6)
     >>> gen.integers_drawn, gen.uniforms, gen.calls
     ({20: 12, 6: 1}, 5, 3)
+    >>> _ = gen.integers(0, 2**64 - 1, size=2, dtype=np.uint64, endpoint=True)
+    >>> gen.integers_drawn[2**64]
+    2
     >>> same = CountingGenerator(1).integers(0, 6, 9) == np.random.default_rng(1).integers(0, 6, 9)
     >>> bool(same.all())
     True
@@ -64,7 +67,8 @@ class CountingGenerator(np.random.Generator):
         if self._inside:
             return out
         lo, hi = (0, low) if high is None else (low, high)
-        faces = int(np.max(np.asarray(hi) - np.asarray(lo))) + (1 if endpoint else 0)
+        span = np.asarray(hi, dtype=object) - np.asarray(lo, dtype=object)  # exact, any dtype
+        faces = int(np.max(span)) + (1 if endpoint else 0)
         self.integers_drawn[faces] = self.integers_drawn.get(faces, 0) + int(np.size(out))
         self.calls += 1
         return out

@@ -2,8 +2,9 @@
 
 Importing this module registers the kernel ``gm-fight-4v4`` with :mod:`balance.bench`
 (add ``"balance.bench.fights"`` to ``bench.KERNEL_MODULES``). The floor draws the dice the
-kernel draws, counted on one block by :func:`balance.bench.counting.count_draws` (the d20s and
-the uniforms that pick damage from tables, per round); the plain-Python comparison is
+kernel draws, counted on one block by :func:`balance.bench.counting.count_draws` (the 64-bit
+random numbers whose halves pick each attack's face and damage, a buffer at a time); the
+plain-Python comparison is
 :func:`fair_python_fights` on the same encounter: the best plain Python a reviewer would write
 (``random.random`` per die, hit and damage tables precomputed, no numpy in the loop; issue 16).
 :func:`balance.guide.fight_kernel.python_fights` stays the kernel's independent twin for tests.

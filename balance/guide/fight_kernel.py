@@ -1,11 +1,10 @@
-"""The vectorised fight kernel of :mod:`balance.fights` (GM guide, checks and attacks;
-core rules, dying and critical injuries).
+"""The fight kernel of :mod:`balance.fights` (GM guide, checks and attacks; core rules, dying
+and critical injuries).
 
-The state is one int32 per combatant and fight, ``(HP - 1) * 256 + position``, shaped
-``(combatants, fights)``; Python loops run over rounds, chunks of fights and turn slots only.
-Fights that end leave the state at once and their outcome goes to the accumulators, so a round
-costs in proportion to the fights still running. Hits, critical hits and damage are table
-lookups (per attacker, target and die face), computed once per call.
+Each fight is played to its end by a compiled turn loop (:mod:`._fight_loop`) that draws only
+the dice the fight rolls, from buffers of uniforms drawn by numpy from the engine's stream.
+Hits and critical hits are a table lookup per (attacker, face, target), damage one per group
+of damage dice, both computed once per call; the outcomes go to the accumulators with numpy.
 """
 from __future__ import annotations
 
@@ -18,7 +17,6 @@ from ..rules import Rules
 __all__ = ["FightSpec", "fight_sampler", "WEAKEST", "RANDOM"]
 
 WEAKEST, RANDOM = 0, 1
-_SHIFT = 1 << 8         # key = value * _SHIFT + position (at most 256 combatants)
 
 
 @dataclass(frozen=True, eq=False)
@@ -54,23 +52,16 @@ class FightSpec:
     rules: Rules = field(repr=False)
 
 
-def _order(spec: FightSpec, n: int, rng: np.random.Generator) -> np.ndarray:
-    """Turn order, shaped (slots, fights): highest Init first; ties at random per fight."""
-    c = spec.init.size
-    if spec.random_ties and np.unique(spec.init).size < c:
-        key = -spec.init[:, None] + rng.random((c, n)) * 0.5
-        return np.argsort(key, axis=0)
-    return np.repeat(np.argsort(-spec.init, kind="stable")[:, None], n, axis=1)
-
-
 def fight_sampler(n: int, rng: np.random.Generator, spec: FightSpec) -> dict[str, np.ndarray]:
     """Simulate ``n`` fights of ``spec``, as additive accumulators for the engine (GM guide, checks and attacks; core rules, dying and critical injuries).
 
-    Each round draws its dice for every fight still running, then plays the round a chunk of
-    :data:`_CHUNK` fights at a time (so that a chunk's state stays in the CPU cache). A
-    combatant's state is one int32, ``(HP - 1) * 256 + position``: read as unsigned it is the
-    "weakest" sort key, with those down (HP <= 0) above every standing one. The only Python
-    loops run over rounds, chunks and turn slots.
+    Fights are played one after the other, each to its end, by a compiled loop
+    (:func:`balance.guide._fight_loop.play`) on buffers of uniform draws from ``rng``; a fight
+    draws only the dice it rolls: a d20 per attack (``int(u * die) + 1``), a uniform per
+    damage-dice group of each hit (an index into that group's table of equiprobable totals,
+    so a total has exactly the dice's distribution), one per random target pick and, when it
+    starts, a random order within each initiative tie. Outcomes go to the accumulators
+    :data:`_BATCH` fights at a time.
 
     Parameters
     ----------
@@ -96,7 +87,7 @@ def fight_sampler(n: int, rng: np.random.Generator, spec: FightSpec) -> dict[str
     Raises
     ------
     ValueError
-        Only from numpy for a negative ``n``; ``fight_spec`` checks the fight (and refuses one
+        A negative ``n``; ``fight_spec`` checks the fight (and refuses one
         in which a side can never damage the other).
 
     Examples
@@ -108,219 +99,152 @@ def fight_sampler(n: int, rng: np.random.Generator, spec: FightSpec) -> dict[str
     100
     """
     from ..core.injuries import death_probability
+    from . import _fight_loop
 
-    c, p = spec.hp.size, spec.pcs
+    if n < 0:
+        raise ValueError(f"n must be >= 0, got {n}")
     out = _empty(spec)
     if n == 0:
         return out
-    plan = _Plan(spec)
-    order = _order(spec, n, rng)                                         # (slots, fights)
-    tied = np.ascontiguousarray(order[plan.tied_slots], dtype=np.int32)  # attacker of tied slots
-    del order
-    state = np.repeat(((spec.hp.astype(np.int32) - 1) * _SHIFT
-                       + np.arange(c, dtype=np.int32))[:, None], n, axis=1)  # (C, fights)
-    below = np.zeros((p, n), dtype=np.int32)        # rounds each PC ended below 0 HP
-    n_groups = len(plan.tables)
-    for rnd in range(1, spec.max_rounds + 1):
-        m = state.shape[1]
-        d20 = rng.integers(1, spec.die + 1, size=(c, plan.max_t, m), dtype=np.int16)
-        rolls = d20.astype(np.int32) * c
-        u = rng.random((c, plan.max_t, n_groups, m))
-        draws = rng.integers(0, 1 << 22, size=(c, c, m), dtype=np.int32).view(np.uint32) \
-            if plan.random_policy else None
-        last = rnd == spec.max_rounds
-        new_state, new_tied = np.empty_like(state), np.empty_like(tied)
-        new_below = np.empty_like(below)
-        kept, ended = 0, []
-        for lo in range(0, m, _CHUNK):
-            hi = min(lo + _CHUNK, m)
-            k = np.ascontiguousarray(state[:, lo:hi])
-            tc = tied[:, lo:hi]
-            _play_chunk(k, tc, rolls[..., lo:hi], u[..., lo:hi],
-                        None if draws is None else draws[..., lo:hi], plan)
-            bc = below[:, lo:hi] + (k[:p] < -_SHIFT)   # HP < 0 at the end of the round
-            party_up = k[:p].max(axis=0) >= 0
-            creatures_up = k[p:].max(axis=0) >= 0
-            live = party_up & creatures_up
-            if last:
-                live[:] = False
-            keep = np.flatnonzero(live)
-            nk = keep.size
-            if nk:
-                new_state[:, kept:kept + nk] = k.take(keep, axis=1)
-                new_tied[:, kept:kept + nk] = tc.take(keep, axis=1)
-                new_below[:, kept:kept + nk] = bc.take(keep, axis=1)
-                kept += nk
-            if nk < hi - lo:
-                done = np.flatnonzero(~live)
-                ended.append((k.take(done, axis=1), bc.take(done, axis=1),
-                              party_up[done], creatures_up[done]))
-        if ended:
-            ks, bs, pu, cu = (np.concatenate(x, axis=-1) for x in zip(*ended))
-            hp = (ks >> 8) + 1
-            dying = np.minimum(bs * spec.seconds_per_round, spec.automatic_death)
-            _record(out, spec, rnd, hp.T, dying.T, pu, cu, death_probability)
-        state, tied, below = new_state[:, :kept], new_tied[:, :kept], new_below[:, :kept]
-        if kept == 0:
+    c, p = spec.hp.size, spec.pcs
+    plan = _plan(spec)
+    words = max(plan["need"], min(_WORDS, (n + 1) * plan["need"] // 2))
+
+    def draw() -> np.ndarray:   # 64-bit numbers: each is two 32-bit ones
+        return rng.integers(0, 2 ** 64 - 1, size=words, dtype=np.uint64, endpoint=True)
+
+    pos = 0
+    hp, order = np.empty(c, np.int64), np.empty(c, np.int64)
+    below, fight = np.empty(p, np.int64), np.zeros(7, np.int64)
+    cap = max(_DYING, p)
+    dying_fight, dying_seconds, dying_hp = (np.empty(cap, np.int64) for _ in range(3))
+    wins = np.zeros(3, np.int64)
+    totals = (wins,) + tuple(out[k] for k in _TOTALS)
+    started = finished = count = 0
+    u = draw().view(np.uint32)
+    while True:
+        code, pos, started, finished, count = _fight_loop.play(
+            u, pos, hp, below, order, fight, started, n, finished,
+            dying_fight, dying_seconds, dying_hp, count, totals, **plan)
+        if code > 0:
+            u, pos = draw().view(np.uint32), 0
+            continue
+        if count:
+            prob = death_probability(dying_seconds[:count], dying_hp[:count], spec.wounds,
+                                     rules=spec.rules)
+            per_fight = np.bincount(dying_fight[:count], weights=prob, minlength=finished)
+            out["expected_deaths_sum"] += per_fight.sum()
+            out["expected_deaths_sumsq"] += (per_fight ** 2).sum()
+        finished = count = 0
+        if code == 0:
             break
+    out["party_wins"] += wins[0]
+    out["creature_wins"] += wins[1]
+    out["draws"] += wins[2]
     return out
 
 
-#: fights played together within a round (a chunk's state stays in the CPU cache)
-_CHUNK = 1 << 14
-#: a candidate that cannot be targeted (read unsigned; the low byte keeps its position)
-_DOWN = np.uint32(0xFFFFFF00)
-#: damage of one hit is capped here, so that (HP - 1) * 256 stays an int32 (HP <= 10^6)
+#: 64-bit numbers drawn at a time (fewer for a short run)
+_WORDS = 1 << 14
+#: dying PCs listed before their death chances are computed
+_DYING = 1 << 14
+#: the accumulators :func:`balance.guide._fight_loop.play` adds to, after the wins
+_TOTALS = ("rounds", "knocked_out", "dying", "dead", "ko_by_pc", "dying_by_pc", "dead_by_pc",
+           "dying_seconds")
+#: damage of one hit is capped here (HP <= 10^6)
 _MAX_HIT = 1 << 22
 
 
-class _Plan:
-    """What the turn loop reads, computed once per call: who acts in each slot, on which side,
-    the hit outcome of every (attacker, target, die face) and the damage tables."""
-
-    def __init__(self, spec: FightSpec) -> None:
-        c, p = spec.hp.size, spec.pcs
-        self.c, self.p = c, p
-        self.die = spec.die
-        init = spec.init
-        ranked = np.argsort(-init, kind="stable")
-        ties = spec.random_ties and np.unique(init).size < c
-        self.attacker: list[int] = []   # >= 0: the combatant; < 0: -1 - row of `tied`
-        self.tied_slots: list[int] = []
-        self.side: list[int] = []       # 0, 1, or -1 when the slot's tie group holds both sides
-        sorted_init = init[ranked]
-        for s in range(c):
-            group = np.flatnonzero(init == sorted_init[s])
-            if ties and group.size > 1:
-                self.attacker.append(-1 - len(self.tied_slots))
-                self.tied_slots.append(s)
-            else:
-                self.attacker.append(int(ranked[s]))
-            sides = np.unique(spec.side[group])
-            self.side.append(int(sides[0]) if sides.size == 1 else -1)
-        self.targets = spec.targets.astype(np.int32)
-        self.max_t = int(spec.targets.max())
-        self.policy = tuple(int(x) for x in spec.policy)
-        self.random_policy = RANDOM in self.policy
-        self.sides = spec.side.astype(np.int32)[:, None]
-        self.col = np.arange(c, dtype=np.uint32)[:, None]
-        # outcome of attacker a against target t on face f: 0 miss, 1 hit, 2 critical hit
-        need = spec.defences[:, spec.attack_defence].T - spec.attack[:, None] - spec.adjust
-        faces = np.arange(spec.die + 1)
-        crit = faces == spec.critical_success
-        hit = crit | ((faces != spec.critical_failure) & (faces[None, None, :] >= need[..., None]))
-        hit[..., 0] = False
-        outcome = (hit.astype(np.int32) + (hit & crit)).transpose(0, 2, 1)   # (a, face, t)
-        self.outcome = np.ascontiguousarray(outcome).ravel()   # (a * (die + 1) + face) * C + t
-        self.outcome_of = [self.outcome[i * outcome[0].size:(i + 1) * outcome[0].size]
-                           for i in range(c)]
-        self.tables = _damage_tables(spec)
-        self.single = len(self.tables) == 1
-        self.minimum_damage = spec.minimum_damage
-        if self.single:  # each attacker's three rows (miss, hit, critical hit), as views
-            table, sizes, width = self.tables[0]
-            self.table_of = [table[3 * i * width:3 * (i + 1) * width] for i in range(c)]
-            self.sizes_of = [sizes[3 * i:3 * (i + 1)] for i in range(c)]
-        # the combatant whose tables a slot reads: its attacker, or any member of a tie group
-        # whose members attack alike (-1 when they differ: each fight looks up its attacker's)
-        self.profile: list[int] = []
-        for s in range(c):
-            if self.attacker[s] >= 0:
-                self.profile.append(self.attacker[s])
-                continue
-            group = np.flatnonzero(init == sorted_init[s])
-            alike = self.single and all(
-                np.array_equal(self.outcome_of[i], self.outcome_of[group[0]])
-                and np.array_equal(self.table_of[i], self.table_of[group[0]])
-                and np.array_equal(self.sizes_of[i], self.sizes_of[group[0]])
-                and self.targets[i] == self.targets[group[0]] for i in group)
-            self.profile.append(int(group[0]) if alike else -1)
+def _plan(spec: FightSpec) -> dict:
+    """The arrays :func:`balance.guide._fight_loop.play` reads, computed once per call."""
+    from . import _fight_loop
+    c, p = spec.hp.size, spec.pcs
+    init = spec.init
+    order0 = np.argsort(-init, kind="stable")
+    runs = []
+    if spec.random_ties:
+        s = 0
+        while s < c:
+            e = s
+            while e + 1 < c and init[order0[e + 1]] == init[order0[s]]:
+                e += 1
+            if e > s:
+                runs.append((s, e - s + 1))
+            s = e + 1
+    # outcome of attacker a against target t on face f: 0 miss, 1 hit, 2 critical hit
+    need = spec.defences[:, spec.attack_defence].T - spec.attack[:, None] - spec.adjust
+    faces = np.arange(1, spec.die + 1)
+    crit = faces == spec.critical_success
+    hit = crit | ((faces != spec.critical_failure) & (faces[None, None, :] >= need[..., None]))
+    outcome = (hit.astype(np.int8) + (hit & crit)).transpose(0, 2, 1)   # (a, face - 1, t)
+    offsets, sizes, values = _damage_tables(spec)
+    foes = np.where(np.arange(c) < p, c - p, p)
+    attacks = np.minimum(spec.targets, foes)
+    picks = int((attacks * (2 + sizes.shape[0])).sum()) + c + _fight_loop.SLACK
+    base, scale, attack = _attack_tables(spec, outcome, offsets, sizes, values)
+    return dict(base=base, scale=scale, attack=attack.astype(np.int32),
+                hp0=spec.hp.astype(np.int64), pcs=p, order0=order0.astype(np.int64),
+                runs=np.array(runs, dtype=np.int64).reshape(-1, 2),
+                targets=spec.targets.astype(np.int64),
+                policy=np.array(spec.policy, dtype=np.int64),
+                outcome=np.ascontiguousarray(outcome, dtype=np.int8), die=int(spec.die),
+                offsets=offsets, sizes=sizes, values=values,
+                minimum_damage=int(spec.minimum_damage), max_hit=_MAX_HIT,
+                max_rounds=int(spec.max_rounds), seconds_per_round=int(spec.seconds_per_round),
+                automatic_death=int(spec.automatic_death), need=picks)
 
 
-def _play_chunk(k: np.ndarray, tied: np.ndarray, rolls: np.ndarray, u: np.ndarray,
-                draws: np.ndarray | None, plan: _Plan) -> None:
-    """One round of a chunk of fights, every slot's attacks applied to ``k`` in place.
+#: most entries of one attack table (die faces x sub-bins), and of all of them together
+_ATTACK_LIMIT, _ATTACKS_LIMIT = 1 << 15, 1 << 18
 
-    ``rolls`` are the round's die faces times the number of combatants (the outcome table's
-    stride), ``u`` its uniform draws for the damage tables, ``draws`` the random targeting keys.
+
+def _attack_tables(spec: FightSpec, outcome: np.ndarray, offsets: np.ndarray,
+                   sizes: np.ndarray, values: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Damage of one attack of ``a`` on ``t`` as one lookup: ``attack[base[a * C + t] +
+    int(u * scale[a])]`` for a uniform ``u``.
+
+    ``scale[a]`` is ``die * S`` with ``S`` a common multiple of the sizes of ``a``'s hit and
+    critical-hit tables: bin ``face * S + j`` holds, for a miss, 0; for a hit, total
+    ``j * size // S`` of that table (each total over ``S // size`` bins: the dice's exact
+    distribution), held within ``[minimum_damage, max_hit]``. Attackers and targets with the
+    same outcome per face share a table. Empty (``scale`` all 0) when damage needs more than
+    one table group or the tables would pass :data:`_ATTACK_LIMIT` / :data:`_ATTACKS_LIMIT`:
+    the loop then looks the outcome and the damage up in turn.
     """
-    c, p, w = plan.c, plan.p, k.shape[1]
-    flat = k.reshape(-1)
-    ku = k.view(np.uint32)
-    local = np.arange(w, dtype=np.int32)
-    rows = np.arange(c, dtype=np.int32)[:, None]
-    for s in range(c):
-        a, like = plan.attacker[s], plan.profile[s]
-        if a >= 0:
-            av: int | np.ndarray = a
-            acting = k[a] >= 0
-        else:
-            av = tied[-1 - a]
-            acting = flat.take(av * w + local) >= 0
-        if not acting.any():
-            continue
-        side_s = plan.side[s]
-        if side_s >= 0:
-            r0, r1 = (p, c) if side_s == 0 else (0, p)
-            if plan.policy[side_s] == RANDOM:
-                assert draws is not None
-                cand = np.where(k[r0:r1] >= 0, draws[s, r0:r1] * np.uint32(_SHIFT)
-                                + plan.col[r0:r1], _DOWN + plan.col[r0:r1])
-                own = True
-            else:
-                cand, own = ku[r0:r1], False
-        else:  # a tie group with both sides: each fight's attacker has its own foes
-            r0, r1 = 0, c
-            side_a = plan.sides.take(av)
-            cand = ku
-            if draws is not None:
-                rand = np.where(k >= 0, draws[s] * np.uint32(_SHIFT) + plan.col,
-                                _DOWN + plan.col)
-                pol = np.asarray(plan.policy, dtype=np.int32).take(side_a)
-                cand = rand if min(plan.policy) == RANDOM else \
-                    np.where(pol == RANDOM, rand, ku)
-            cand = np.where(plan.sides == side_a, _DOWN + plan.col, cand)
-            own = True
-        t = local  # each target picked is masked for the next ones (``targets`` > 1)
-        for j in range(plan.max_t):
-            if j:
-                if like >= 0 and plan.targets[like] <= j:
-                    break
-                if not own:
-                    cand, own = cand.copy(), True
-                cand.reshape(-1)[(t - r0) * w + local] = _DOWN + t.astype(np.uint32)
-            best = cand.min(axis=0).view(np.int32)
-            has = acting & (best >= 0)
-            if j and like < 0:
-                has &= plan.targets.take(av) > j
-            if not has.any():
-                break
-            t = best & 0xFF
-            if like >= 0:
-                outcome = plan.outcome_of[like].take(rolls[s, j] + t)
-            else:
-                outcome = plan.outcome.take(av * plan.outcome_of[0].size + rolls[s, j] + t)
-            outcome *= has
-            if plan.single and like >= 0:
-                idx = (u[s, j, 0] * plan.sizes_of[like].take(outcome)).astype(np.int32)
-                dmg = plan.table_of[like].take(outcome * plan.tables[0][2] + idx)
-            else:
-                dmg = _damage(plan, av * 3 + outcome, outcome, u[s, j])
-            k[r0:r1] -= dmg * (t == rows[r0:r1])
-
-
-def _damage(plan: _Plan, sel: np.ndarray, outcome: np.ndarray, u: np.ndarray) -> np.ndarray:
-    """Damage (times 256) of each attack: row ``sel`` = attacker * 3 + outcome."""
-    if plan.single:
-        table, sizes, width = plan.tables[0]
-        return table.take(sel * width + (u[0] * sizes.take(sel)).astype(np.int32))
-    total = None
-    for g, (table, sizes, width) in enumerate(plan.tables):
-        part = table.take(sel * width + (u[g] * sizes.take(sel)).astype(np.int32))
-        total = part if total is None else total + part
-    assert total is not None
-    dmg = np.minimum(np.maximum(total, plan.minimum_damage), _MAX_HIT) * (outcome > 0)
-    return (dmg * _SHIFT).astype(np.int32)
+    c, die = spec.hp.size, int(spec.die)
+    none = np.zeros(c * c, np.int64), np.zeros(c, np.int64), np.zeros(0, np.int64)
+    if sizes.shape[0] > 1:
+        return none
+    rows = []
+    for a in range(c):
+        hit, crit = (values[offsets[0, a * 3 + o]:offsets[0, a * 3 + o] + sizes[0, a * 3 + o]]
+                     for o in (1, 2))
+        sub = int(np.lcm(hit.size, crit.size))
+        if die * sub > _ATTACK_LIMIT:
+            return none
+        rows.append((sub, [np.zeros(sub, np.int64)] + [
+            np.repeat(np.clip(v, spec.minimum_damage, _MAX_HIT), sub // v.size)
+            for v in (hit, crit)]))
+    base, scale = np.zeros(c * c, np.int64), np.zeros(c, np.int64)
+    blocks: dict[tuple[int, bytes], int] = {}
+    parts, size = [], 0
+    for a in range(c):
+        sub, by_outcome = rows[a]
+        scale[a] = die * sub
+        for t in range(c):
+            if spec.side[t] == spec.side[a]:
+                continue
+            faces = outcome[a, :, t]
+            key = (a, faces.tobytes())
+            if key not in blocks:
+                blocks[key] = size
+                parts.append(np.concatenate([by_outcome[o] for o in faces]))
+                size += die * sub
+                if size > _ATTACKS_LIMIT:
+                    return none
+            base[a * c + t] = blocks[key]
+    return base, scale, np.concatenate(parts)
 
 
 #: largest table of equiprobable outcomes for one group of damage dice
@@ -328,28 +252,27 @@ _TABLE_LIMIT = 1 << 16
 
 
 def _outcomes(faces: list[int]) -> np.ndarray:
-    """Totals of every ordered outcome of these dice (equiprobable), as int32."""
-    grid: np.ndarray = np.zeros(1, dtype=np.int32)
+    """Totals of every ordered outcome of these dice (equiprobable), as int64."""
+    grid: np.ndarray = np.zeros(1, dtype=np.int64)
     for f in faces:
-        grid = (grid[:, None] + np.arange(1, f + 1, dtype=np.int32)).ravel()
+        grid = (grid[:, None] + np.arange(1, f + 1, dtype=np.int64)).ravel()
     return grid
 
 
-def _damage_tables(spec: FightSpec) -> list[tuple[np.ndarray, np.ndarray, int]]:
-    """Damage of each (combatant, outcome) row as lookup tables of equiprobable outcomes.
+def _damage_tables(spec: FightSpec) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Damage of each (combatant, outcome) row as tables of equiprobable totals.
 
-    Row ``combatant * 3 + outcome``: outcome 0 a miss (no damage), 1 a hit, 2 a critical hit
-    (the dice rolled ``crit_dice`` times). A row's dice are cut into groups whose outcome
-    tables hold at most ``_TABLE_LIMIT`` entries; a uniform draw per group picks an outcome, so
-    the sampled total has exactly the dice's distribution. The damage bonus is folded into the
-    first group; with one group, so are the minimum damage, the cap :data:`_MAX_HIT` and the
-    factor 256 of the state. Returns, per group, the flat table ``(rows * width,)``, the size
-    of each row's table and the width.
+    Row ``combatant * 3 + outcome``: outcome 0 a miss (never read), 1 a hit, 2 a critical hit
+    (the dice rolled ``crit_dice`` times). A row's dice are cut into groups whose tables hold
+    at most ``_TABLE_LIMIT`` totals; a uniform draw per group of more than one total picks one,
+    so the sum has exactly the dice's distribution. The damage bonus is folded into the first
+    group. Returns ``offsets`` and ``sizes``, shaped (groups, rows), into the flat ``values``;
+    a group a row does not have is one total of 0.
     """
-    rows: list[list[np.ndarray] | None] = []
+    rows: list[list[np.ndarray]] = []
     for i in range(spec.hp.size):
         base = [int(f) for f in spec.faces[i] if f > 0]
-        rows.append(None)                       # a miss
+        rows.append([np.zeros(1, dtype=np.int64)])   # a miss
         for crit in (False, True):
             dice = base * (spec.crit_dice if crit else 1)
             groups: list[list[int]] = []
@@ -360,23 +283,16 @@ def _damage_tables(spec: FightSpec) -> list[tuple[np.ndarray, np.ndarray, int]]:
                     current = []
                 current.append(f)
             groups.append(current)
-            tables = [_outcomes(g).astype(np.int64) for g in groups]
-            tables[0] += int(spec.damage_bonus[i])
+            tables = [_outcomes(g) for g in groups]
+            tables[0] = tables[0] + int(spec.damage_bonus[i])
             rows.append(tables)
-    n_groups = max(len(r) for r in rows if r is not None)
-    out = []
-    for g in range(n_groups):
-        parts = [np.zeros(1, dtype=np.int64) if r is None or g >= len(r) else r[g] for r in rows]
-        if n_groups == 1:
-            parts = [np.zeros(1, dtype=np.int64) if r is None else
-                     np.clip(part, spec.minimum_damage, _MAX_HIT) * _SHIFT
-                     for r, part in zip(rows, parts)]
-        width = max(part.size for part in parts)
-        flat = np.zeros((len(parts), width), dtype=np.int32 if n_groups == 1 else np.int64)
-        for i, part in enumerate(parts):
-            flat[i, :part.size] = part
-        out.append((flat.ravel(), np.array([part.size for part in parts], dtype=np.int32), width))
-    return out
+    n_groups = max(len(r) for r in rows)
+    zero = np.zeros(1, dtype=np.int64)
+    parts = [[r[g] if g < len(r) else zero for r in rows] for g in range(n_groups)]
+    sizes = np.array([[t.size for t in part] for part in parts], dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(sizes.ravel())[:-1]]).reshape(sizes.shape)
+    values = np.concatenate([t for part in parts for t in part])
+    return offsets.astype(np.int64), sizes, values
 
 
 def _empty(spec: FightSpec) -> dict[str, np.ndarray]:
@@ -391,34 +307,6 @@ def _empty(spec: FightSpec) -> dict[str, np.ndarray]:
         "expected_deaths_sum": np.zeros((), dtype=np.float64),
         "expected_deaths_sumsq": np.zeros((), dtype=np.float64),
     }
-
-
-def _record(out: dict, spec: FightSpec, rnd: int, hp: np.ndarray, dying: np.ndarray,
-            party_up: np.ndarray, creatures_up: np.ndarray, death_probability) -> None:
-    p = spec.pcs
-    m = hp.shape[0]
-    out["party_wins"] += np.count_nonzero(party_up & ~creatures_up)
-    out["creature_wins"] += np.count_nonzero(~party_up)
-    out["draws"] += np.count_nonzero(party_up & creatures_up)
-    out["rounds"][rnd] += m
-    ko = hp[:, :p] <= 0
-    below = hp[:, :p] < 0
-    dead = below & (dying >= spec.automatic_death)
-    n_ko = ko.sum(axis=1)
-    out["knocked_out"] += np.bincount(n_ko, minlength=p + 1)
-    out["dying"] += np.bincount(below.sum(axis=1), minlength=p + 1)
-    out["dead"] += np.bincount(dead.sum(axis=1), minlength=p + 1)
-    out["ko_by_pc"] += ko.sum(axis=0)
-    out["dying_by_pc"] += below.sum(axis=0)
-    out["dead_by_pc"] += dead.sum(axis=0)
-    secs = dying[below]
-    out["dying_seconds"] += np.bincount(secs, minlength=spec.automatic_death + 1)
-    prob = np.zeros(below.shape)
-    if below.any():
-        prob[below] = death_probability(secs, -hp[:, :p][below], spec.wounds, rules=spec.rules)
-    per_fight = prob.sum(axis=1)
-    out["expected_deaths_sum"] += per_fight.sum()
-    out["expected_deaths_sumsq"] += (per_fight ** 2).sum()
 
 
 def python_fights(n: int, rnd, spec: FightSpec) -> dict[str, int]:

@@ -2,7 +2,7 @@
 calibration predicts how hard they are.
 
 ``bl.fights`` gathers the two: the simulation (:mod:`balance.guide.simulation`, on the
-vectorised kernel of :mod:`balance.guide.fight_kernel`) and the calibration check
+compiled kernel of :mod:`balance.guide.fight_kernel`) and the calibration check
 (:mod:`balance.guide.calibration`), which runs on the simulation.
 """
 from __future__ import annotations
