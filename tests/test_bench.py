@@ -187,11 +187,23 @@ def test_the_workers_line_says_what_the_machine_gave():
     w = {"kernel": "gm-fight-4v4", "unit": "fight", "trials": 10**6, "workers": 2,
          "pooled": True, "startup_seconds": 0.4, "min_trials": 1, "seconds_1": 3.4,
          "seconds_cold": 3.0, "seconds_2": 2.7, "x_workers": 3.4 / 2.7, "x_workers_cold": 3.4 / 3.0,
+         "cold_note": "ran on 2 processes (pool started: est. 3 s of work, start-up ~1.4 s)",
          "machine": {"workers": 2, "seconds_1": 1.1, "seconds_together": 1.85,
                      "x_machine": 2 * 1.1 / 1.85}}
     (line,) = [x for x in bench.format_table({"machine": bench.machine(), "kernels": [],
                                               "targets": bench.TARGETS, "workers": [w]})
                .splitlines() if x.startswith("workers:")]
     assert "1.26x (target >= 1.6x: NOT met)" in line
+    assert "first run with no pool up 3.00 s: 1.13x (ran on 2 processes (pool started: " in line
     assert line.endswith("; the machine just after: 2 plain numpy processes side by side "
                          "1.19x one (1.10 s alone, 1.85 s together)")
+
+
+def test_measure_workers_times_a_warm_pool_and_says_what_the_cold_run_did():
+    w = bench.measure_workers(4 * bench.montecarlo.BLOCK_SIZE, kernel="d20-test", repeat=1,
+                              startup_seconds=0.5)
+    assert w["pooled"] is True          # started by montecarlo.start_workers beforehand
+    assert w["cold_note"].startswith(("ran in-process", "ran on 2 processes (pool started"))
+    assert w["x_workers"] == pytest.approx(w["seconds_1"] / w["seconds_2"])
+    assert w["min_trials"] == int(0.5 / (w["seconds_1"] / w["trials"])) + 1
+    bench.montecarlo.shutdown_workers()

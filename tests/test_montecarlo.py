@@ -138,6 +138,23 @@ def test_a_run_long_enough_starts_the_pool_after_its_first_block(reference, monk
     assert (reference.workers_used, reference.note) == (1, "")
 
 
+def test_start_workers_warms_the_pool_for_short_runs(reference, monkeypatch):
+    montecarlo.shutdown_workers()
+    monkeypatch.setattr(_mcpool, "STARTUP_SECONDS", 1e6)   # a cold start would never pay
+    monkeypatch.setattr(_mcpool, "RESTART_SECONDS", 1e6)
+    calls = _counting_pool(monkeypatch)
+    montecarlo.start_workers(2)
+    assert _mcpool.startup_cost(1) == 0.0 and calls == []
+    montecarlo.start_workers(2)                            # already up: nothing to do
+    res = run(mixed, TRIALS, seed=2024, workers=2, chunk_size=1)
+    assert same(res, reference) and res.note == "ran on 2 processes (warm pool)"
+    assert calls == [([(0, 1), (1, 2), (2, 3), (3, 4)], 2)]
+    montecarlo.start_workers(1)                            # this process alone: no helper
+    with pytest.raises(ValueError, match="workers must be an integer between 1 and"):
+        montecarlo.start_workers(0)
+    montecarlo.shutdown_workers()
+
+
 def test_startup_cost_is_zero_only_for_a_warm_pool_of_that_size(monkeypatch):
     montecarlo.shutdown_workers()
     _mcpool._state["started"] = False  # as in a fresh process (set again by the next start)

@@ -323,11 +323,12 @@ def measure_workers(trials: int, kernel: str = "critical-injury", workers: int =
                     repeat: int = 3, startup_seconds: float | None = None) -> dict:
     """Wall time of ``trials`` trials on 1 process and on ``workers`` processes.
 
-    ``seconds_1``: best of ``repeat`` runs in this process. When the run pays for the pool
-    (:func:`pays_for_pool` with the measured ``seconds_1`` and pool start-up), ``seconds_cold``
-    is the first parallel run on a pool started for it and ``seconds_N`` the best of the
-    following runs (warm pool); otherwise ``pooled`` is False and the "parallel" runs are
-    in-process (:func:`run_parallel`).
+    ``seconds_1``: best of ``repeat`` runs in this process. ``seconds_cold``: the first run
+    asked for ``workers`` with no pool up (the engine then decides whether starting one pays:
+    ``cold_note`` says what it did). ``seconds_N``: best of ``repeat`` runs on a warm pool,
+    started beforehand with :func:`balance.montecarlo.start_workers` (as a designer would
+    before a session of short runs). ``startup_seconds``: the pool's measured start-up
+    (:func:`measure_pool_startup`); ``min_trials``: the run length from which a cold start pays.
     """
     sampler = KERNELS[kernel].sampler()
     run = partial(montecarlo.run, sampler, trials, seed=1, progress=False)
@@ -335,17 +336,22 @@ def measure_workers(trials: int, kernel: str = "critical-injury", workers: int =
     one = _best(partial(run, workers=1), repeat)
     startup = measure_pool_startup(workers) if startup_seconds is None else startup_seconds
     per_trial = one / trials
-    par = partial(run_parallel, sampler, trials, workers=workers, seed=1,
-                  seconds_per_trial=per_trial, startup_seconds=startup)
-    montecarlo.shutdown_workers()  # a cold pool for this kernel's first run
-    cold = _best(par, 1)
-    many = _best(par, repeat)
-    pooled = pays_for_pool(trials, per_trial, startup)
+    montecarlo.shutdown_workers()  # no pool for this kernel's first run
+    tic = time.perf_counter()
+    cold_note = run(workers=workers).note
+    cold = time.perf_counter() - tic
+    montecarlo.start_workers(workers)
+    warm = []
+    for _ in range(repeat):
+        tic = time.perf_counter()
+        used = run(workers=workers).workers_used
+        warm.append(time.perf_counter() - tic)
+    many = min(warm)
     return {"kernel": kernel, "unit": KERNELS[kernel].unit, "trials": trials, "workers": workers,
-            "pooled": pooled, "startup_seconds": startup,
+            "pooled": used == workers, "startup_seconds": startup,
             "min_trials": int(startup / per_trial) + 1, "seconds_1": one,
-            "seconds_cold": cold, f"seconds_{workers}": many, "x_workers": one / many,
-            "x_workers_cold": one / cold}
+            "seconds_cold": cold, "cold_note": cold_note, f"seconds_{workers}": many,
+            "x_workers": one / many, "x_workers_cold": one / cold}
 
 
 # --- first answers of a fresh process ----------------------------------------------------------
@@ -541,14 +547,13 @@ def format_table(res: dict) -> str:
         head = f"workers: {w['trials']:,} {w['kernel']} {w['unit']}s, 1 process " \
                f"{w['seconds_1']:.2f} s"
         if not w["pooled"]:
-            lines.append(f"{head}: shorter than the pool's start-up ({w['startup_seconds']:.2f} s "
-                         f"measured; pays from {w['min_trials']:,} {w['unit']}s): too short to "
-                         f"pay for the pool, ran in-process ({w[f'seconds_{n}']:.2f} s)")
+            lines.append(f"{head}: the warm pool was not used ({w[f'seconds_{n}']:.2f} s)")
             continue
         met = w["x_workers"] >= t["x_workers"]
         lines.append(f"{head}, {n} processes (warm pool) {w[f'seconds_{n}']:.2f} s: "
                      f"{w['x_workers']:.2f}x (target >= {t['x_workers']}x: "
-                     f"{'met' if met else 'NOT met'}); first run on a cold pool "
-                     f"{w['seconds_cold']:.2f} s: {w['x_workers_cold']:.2f}x (pool start-up "
+                     f"{'met' if met else 'NOT met'}); first run with no pool up "
+                     f"{w['seconds_cold']:.2f} s: {w['x_workers_cold']:.2f}x ("
+                     f"{w.get('cold_note', '')}; pool start-up measured "
                      f"{w['startup_seconds']:.2f} s)" + _machine_text(w.get("machine")))
     return "\n".join(lines)

@@ -10,10 +10,10 @@ from .._lazy import lazy_names
 
 if TYPE_CHECKING:
     from .engine import (BLOCK_SIZE, MCResult, normal_interval, proportion_table, run,
-                         shutdown_workers, wilson, z_value)
+                         shutdown_workers, start_workers, wilson, z_value)
     from .intervals import mean_se
 
-__all__ = ["BLOCK_SIZE", "MCResult", "run", "shutdown_workers", "wilson", "proportion_table",
+__all__ = ["BLOCK_SIZE", "MCResult", "run", "start_workers", "shutdown_workers", "wilson", "proportion_table",
            "normal_interval", "mean_se", "z_value"]
 
 #: where each name lives: imported on first use, so ``montecarlo.results`` (what an exact

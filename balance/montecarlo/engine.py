@@ -41,14 +41,14 @@ import numpy as np
 import pandas as pd
 
 from . import blocks, pool
-from .pool import shutdown_workers
+from .pool import shutdown_workers, start_workers
 from ..budgets import check_blocks, check_trials, check_workers
 from ..errors import check_integer, did_you_mean
 from .intervals import mean_se, normal_interval, proportion_table, wilson, z_value
 from ..rng import RNGLike, as_seed_sequence, check_rng, seed_label
 from ..rules import Rules, resolve
 
-__all__ = ["BLOCK_SIZE", "MCResult", "run", "shutdown_workers", "wilson", "proportion_table",
+__all__ = ["BLOCK_SIZE", "MCResult", "run", "start_workers", "shutdown_workers", "wilson", "proportion_table",
            "normal_interval", "z_value"]
 
 #: Trials per block. Part of the seed semantics: changing it changes every result.

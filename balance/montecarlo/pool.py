@@ -18,7 +18,7 @@ from collections.abc import Callable, Generator
 
 from .blocks import Chunk, Plan, Result, Totals, _ordered, run_chunk
 
-__all__ = ["iterate_processes", "shutdown_workers", "portable", "IDLE_TIMEOUT", "pays_for_pool",
+__all__ = ["iterate_processes", "start_workers", "shutdown_workers", "portable", "IDLE_TIMEOUT", "pays_for_pool",
            "startup_cost", "STARTUP_SECONDS", "RESTART_SECONDS"]
 
 #: Seconds an idle set of helper processes is kept for the next run.
@@ -221,6 +221,24 @@ def _terminate(pool) -> None:
         if proc.is_alive():  # pragma: no cover - a helper stuck in C code
             proc.kill()
             proc.join(timeout=5)
+
+
+def start_workers(workers: int) -> None:
+    """Start ``workers - 1`` helper processes now and keep them warm (idle, for
+    :data:`IDLE_TIMEOUT` s), so that the next runs with ``workers`` processes, even short
+    ones, use them at once. Returns when they are up; nothing to do when they already are.
+    ``workers`` is checked by :func:`balance.budgets.check_workers`."""
+    from ..budgets import check_workers
+    helpers = check_workers(workers) - 1
+    if helpers == 0 or startup_cost(helpers) == 0.0:
+        return
+    pool, starter, cached = _acquire(helpers)
+    if starter is not None:
+        starter.join()
+    if cached:
+        _idle(pool)
+    else:  # pragma: no cover - another run holds the cached pool: this private one goes
+        _close(pool, None, terminate=False)
 
 
 def shutdown_workers() -> None:
