@@ -145,7 +145,7 @@ def fight_sampler(n: int, rng: np.random.Generator, spec: FightSpec) -> dict[str
 
 
 #: 64-bit numbers drawn at a time (fewer for a short run)
-_WORDS = 1 << 14
+_WORDS = 1 << 13
 #: dying PCs listed before their death chances are computed
 _DYING = 1 << 14
 #: the accumulators :func:`balance.guide._fight_loop.play` adds to, after the wins
@@ -182,7 +182,7 @@ def _plan(spec: FightSpec) -> dict:
     attacks = np.minimum(spec.targets, foes)
     picks = int((attacks * (2 + sizes.shape[0])).sum()) + c + _fight_loop.SLACK
     base, scale, attack = _attack_tables(spec, outcome, offsets, sizes, values)
-    return dict(base=base, scale=scale, attack=attack.astype(np.int32),
+    return dict(base=base, scale=scale, attack=attack,
                 hp0=spec.hp.astype(np.int64), pcs=p, order0=order0.astype(np.int64),
                 runs=np.array(runs, dtype=np.int64).reshape(-1, 2),
                 targets=spec.targets.astype(np.int64),
@@ -207,13 +207,14 @@ def _attack_tables(spec: FightSpec, outcome: np.ndarray, offsets: np.ndarray,
     ``scale[a]`` is ``die * S`` with ``S`` a common multiple of the sizes of ``a``'s hit and
     critical-hit tables: bin ``face * S + j`` holds, for a miss, 0; for a hit, total
     ``j * size // S`` of that table (each total over ``S // size`` bins: the dice's exact
-    distribution), held within ``[minimum_damage, max_hit]``. Attackers and targets with the
-    same outcome per face share a table. Empty (``scale`` all 0) when damage needs more than
+    distribution), held within ``[minimum_damage, max_hit]``. Attackers with the same damage
+    against targets with the same outcome per face share a table (int16 when it fits: the
+    tables stay in the processor's cache). Empty (``scale`` all 0) when damage needs more than
     one table group or the tables would pass :data:`_ATTACK_LIMIT` / :data:`_ATTACKS_LIMIT`:
     the loop then looks the outcome and the damage up in turn.
     """
     c, die = spec.hp.size, int(spec.die)
-    none = np.zeros(c * c, np.int64), np.zeros(c, np.int64), np.zeros(0, np.int64)
+    none = np.zeros(c * c, np.int64), np.zeros(c, np.int64), np.zeros(0, np.int16)
     if sizes.shape[0] > 1:
         return none
     rows = []
@@ -232,11 +233,12 @@ def _attack_tables(spec: FightSpec, outcome: np.ndarray, offsets: np.ndarray,
     for a in range(c):
         sub, by_outcome = rows[a]
         scale[a] = die * sub
+        damage = by_outcome[1].tobytes() + b"/" + by_outcome[2].tobytes()
         for t in range(c):
             if spec.side[t] == spec.side[a]:
                 continue
             faces = outcome[a, :, t]
-            key = (a, faces.tobytes())
+            key = (damage, faces.tobytes())     # alike attackers share a table
             if key not in blocks:
                 blocks[key] = size
                 parts.append(np.concatenate([by_outcome[o] for o in faces]))
@@ -244,7 +246,8 @@ def _attack_tables(spec: FightSpec, outcome: np.ndarray, offsets: np.ndarray,
                 if size > _ATTACKS_LIMIT:
                     return none
             base[a * c + t] = blocks[key]
-    return base, scale, np.concatenate(parts)
+    table = np.concatenate(parts)
+    return base, scale, table.astype(np.int16 if table.max() < 1 << 15 else np.int32)
 
 
 #: largest table of equiprobable outcomes for one group of damage dice
