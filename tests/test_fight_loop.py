@@ -158,3 +158,120 @@ def test_counted_draws_are_the_buffers():
     draws = count_draws(partial(fight_sampler, spec=spec), 2000, seed=0)
     assert set(draws["integers"]) == {2 ** 64} and draws["uniforms"] == 0
     assert draws["other"] == {}
+
+
+# --- fight by fight against a naive reference on the same numbers -----------------------------
+R32 = 1 << 32
+
+
+def naive_pick(u, p, n):
+    """Lemire's method with rejection, as written in the literature."""
+    m = int(u[p]) * n
+    p += 1
+    if m % R32 < n:
+        while m % R32 < R32 % n:
+            m = int(u[p]) * n
+            p += 1
+    return m // R32, p
+
+
+def naive_fight(u, pos, plan, spec):
+    """One fight with the rules written the simple way: everyone down skipped, the targets
+    sorted by (HP, position) before every attack; the numbers read in the kernel's order."""
+    c, pcs = spec.hp.size, spec.pcs
+    hp = [int(h) for h in spec.hp]
+    order = [int(x) for x in plan["order0"]]
+    for s0, m in plan["runs"]:
+        for i in range(m - 1):
+            x, pos = naive_pick(u, pos, m - i)
+            order[s0 + i], order[s0 + i + x] = order[s0 + i + x], order[s0 + i]
+    below, rnd = [0] * pcs, 0
+    for rnd in range(1, spec.max_rounds + 1):
+        for a in order:
+            if hp[a] <= 0:
+                continue
+            foes = [t for t in range(c) if spec.side[t] != spec.side[a] and hp[t] > 0]
+            if not foes:
+                break
+            k = int(spec.targets[a])
+            if spec.policy[int(spec.side[a])] == fight_kernel.WEAKEST:
+                chosen = sorted(foes, key=lambda t: (hp[t], t))[:k]
+            else:
+                chosen = list(foes)
+                for i in range(min(k, len(chosen))):
+                    x, pos = naive_pick(u, pos, len(chosen) - i)
+                    chosen[i], chosen[i + x] = chosen[i + x], chosen[i]
+                chosen = chosen[:k]
+            for t in chosen:
+                if plan["scale"][0] > 0:
+                    x, pos = naive_pick(u, pos, int(plan["scale"][a]))
+                    hp[t] -= int(plan["attack"][plan["base"][a * c + t] + x])
+                    continue
+                face, pos = naive_pick(u, pos, spec.die)
+                o = int(plan["outcome"][a, face, t])
+                if o:
+                    total = 0
+                    for g in range(plan["sizes"].shape[0]):
+                        size, at = int(plan["sizes"][g, a * 3 + o]), int(plan["offsets"][g, a * 3 + o])
+                        if size > 1:
+                            x, pos = naive_pick(u, pos, size)
+                            at += x
+                        total += int(plan["values"][at])
+                    hp[t] -= min(max(total, spec.minimum_damage), fight_kernel._MAX_HIT)
+        for i in range(pcs):
+            below[i] += hp[i] < 0
+        if not (any(h > 0 for h in hp[:pcs]) and any(h > 0 for h in hp[pcs:])):
+            break
+    return hp, rnd, below, pos
+
+
+def encounter(kind):
+    rules = bl.load_rules()
+    if kind == "wolves":
+        return fight_spec(["Wolf"] * 4)
+    if kind == "mixed":          # random targeting on one side, a three-target Dragon, ties
+        return fight_spec(["Dragon", "Wolf", "Goblin"], targeting=("random", "weakest"),
+                          level=8)
+    if kind == "random":         # random on both sides, area attacks wider than the foes
+        pcs = [fighter(f"P{i}", 12 + i, damage="1d6", init=10, rules=rules) for i in range(3)]
+        for_all = replace(fighter("Storm", 30, damage="2d4", init=10, rules=rules), targets=5)
+        return fight_spec([for_all, fighter("Imp", 9, damage="1d4", init=12, rules=rules)], pcs,
+                          targeting="random", rules=rules)
+    if kind == "groups":         # damage split over several tables
+        pc = fighter("PC", 400, damage="5d20", init=15, rules=rules)
+        return fight_spec([fighter("Golem", 300, damage="4d20", init=15, rules=rules)], [pc],
+                          rules=rules)
+    raise AssertionError(kind)
+
+
+@pytest.mark.parametrize("general", [False, True])
+@pytest.mark.parametrize("kind", ["wolves", "mixed", "random", "groups"])
+def test_each_fight_is_the_naive_rules_on_the_same_numbers(monkeypatch, kind, general):
+    if general:
+        monkeypatch.setattr(fight_kernel, "_ATTACK_LIMIT", 0)
+    spec = encounter(kind)
+    plan = fight_kernel._plan(spec)
+    assert (plan["scale"][0] == 0) == (general or kind == "groups")
+    c, pcs = spec.hp.size, spec.pcs
+    u = np.random.default_rng(11).integers(0, R32, size=400_000, dtype=np.uint32)
+    hp, order, below, fight = (np.empty(c, np.int64), np.empty(c, np.int64),
+                               np.empty(pcs, np.int64), np.zeros(7, np.int64))
+    out = fight_kernel._empty(spec)
+    totals = (np.zeros(3, np.int64),) + tuple(out[k] for k in fight_kernel._TOTALS)
+    dying = [np.empty(pcs, np.int64) for _ in range(3)]
+    pos = ref = 0
+    for i in range(60):
+        rounds = out["rounds"].copy()
+        code, pos, *_ = _fight_loop.play(u, pos, hp, below, order, fight, i, i + 1, 0, *dying,
+                                         0, totals, **plan)
+        assert code == 0
+        want_hp, want_round, want_below, ref = naive_fight(u, ref, plan, spec)
+        got_round = int(np.flatnonzero(out["rounds"] - rounds)[0])
+        assert (hp.tolist(), got_round, below.tolist(), pos) == \
+            (want_hp, want_round, want_below, ref), f"fight {i}"
+
+
+def test_a_combatant_without_a_target_is_refused():
+    pc = replace(fighter("P1", 10, damage="1d6"), targets=0)
+    with pytest.raises(ValueError, match="targets of P1 must be between 1 and"):
+        fight_spec([fighter("C1", 10, damage="1d6")], [pc])

@@ -29,14 +29,17 @@ from numba import njit
 _NONE = np.int64(1) << 62
 #: 2**32: the range of one random number
 _RANGE = np.int64(1) << 32
-#: picks a round may redraw beyond its reserve (each redraw has odds below 2**-17)
+#: picks a round may redraw beyond its reserve (a pick among n is redrawn with odds below
+#: n / 2**32: 2**-17 for an attack table, 2**-16 for the largest damage table)
 SLACK = 64
 
 
 @njit(inline="always")
 def _pick(u, p, end, n):  # pragma: no cover - compiled
-    """One of ``0..n-1``, uniformly, from the numbers ``u`` at ``p``: ``(value, next p)``."""
-    m = np.int64(u[p]) * n
+    """One of ``0..n-1``, uniformly, from the numbers ``u`` at ``p``: ``(value, next p)``.
+    Never reads past ``end`` (a round that would, some 64 redraws beyond its reserve, reads
+    the last number again)."""
+    m = np.int64(u[min(p, end - 1)]) * n
     p += 1
     low = m & (_RANGE - 1)
     if low < n:

@@ -2,9 +2,11 @@
 and critical injuries).
 
 Each fight is played to its end by a compiled turn loop (:mod:`._fight_loop`) that draws only
-the dice the fight rolls, from buffers of uniforms drawn by numpy from the engine's stream.
-Hits and critical hits are a table lookup per (attacker, face, target), damage one per group
-of damage dice, both computed once per call; the outcomes go to the accumulators with numpy.
+the dice the fight rolls, from buffers of numpy's 64-bit random numbers drawn from the
+engine's stream. An attack is one lookup in a table of (attacker, target) holding the exact
+distribution of the face and the damage (:func:`_attack_tables`), or, for damage too large for
+such a table, a lookup of the outcome per (attacker, face, target) then one per damage-dice
+group (:func:`_damage_tables`); the tables are computed once per call (:func:`_plan`).
 """
 from __future__ import annotations
 
@@ -56,12 +58,13 @@ def fight_sampler(n: int, rng: np.random.Generator, spec: FightSpec) -> dict[str
     """Simulate ``n`` fights of ``spec``, as additive accumulators for the engine (GM guide, checks and attacks; core rules, dying and critical injuries).
 
     Fights are played one after the other, each to its end, by a compiled loop
-    (:func:`balance.guide._fight_loop.play`) on buffers of uniform draws from ``rng``; a fight
-    draws only the dice it rolls: a d20 per attack (``int(u * die) + 1``), a uniform per
-    damage-dice group of each hit (an index into that group's table of equiprobable totals,
-    so a total has exactly the dice's distribution), one per random target pick and, when it
-    starts, a random order within each initiative tie. Outcomes go to the accumulators
-    :data:`_BATCH` fights at a time.
+    (:func:`balance.guide._fight_loop.play`) on buffers of 64-bit numbers drawn from ``rng``
+    (each is two 32-bit ones); a fight draws only what it rolls: one exactly uniform pick per
+    attack among the bins of its attack table (the d20 face and, on a hit, which of the
+    damage's equiprobable totals: :func:`_attack_tables`), or, when no such table fits, a
+    pick for the face and one per damage-dice group of a hit; one per random target pick;
+    and, when it starts, a random order within each initiative tie. The expected deaths of
+    the dying PCs are computed with numpy :data:`_DYING` PCs at a time.
 
     Parameters
     ----------

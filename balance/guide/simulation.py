@@ -46,7 +46,7 @@ __all__ = ["FightSpec", "fight_sampler", "fight_spec", "simulate", "summarise", 
 
 _POLICIES = {"weakest": WEAKEST, "random": RANDOM}
 _MAX_COMBATANTS = 255  # the kernel packs a combatant's position into 8 bits of its sort key
-_MAX_HP = 1_000_000    # ... and its HP into the 23 bits above
+_MAX_HP = 1_000_000    # negative HP stays within what death_probability reads
 
 
 def lineup(items: Any, level: int | None = None, *, rules: Rules | None = None,
@@ -168,6 +168,9 @@ def fight_spec(creatures: Any, party: Any = None, *, level: int | None = None,
     for s in everyone:
         if not 1 <= s.max_hp <= _MAX_HP:
             raise ValueError(f"max_hp of {s.name} must be between 1 and {_MAX_HP}, got {s.max_hp}")
+        if not 1 <= s.targets <= _MAX_COMBATANTS:
+            raise ValueError(f"targets of {s.name} must be between 1 and {_MAX_COMBATANTS} (foes "
+                             f"an attack hits), got {s.targets}")
     max_rounds = f["max_rounds"] if max_rounds is None else \
         check_integer("max_rounds", max_rounds, min=1, max=100_000)
     defence_names = [r["en"] for r in rules["creatures"]["defences"]]
