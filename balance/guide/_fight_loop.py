@@ -37,9 +37,9 @@ SLACK = 64
 @njit(inline="always")
 def _pick(u, p, end, n):  # pragma: no cover - compiled
     """One of ``0..n-1``, uniformly, from the numbers ``u`` at ``p``: ``(value, next p)``.
-    Never reads past ``end`` (a round that would, some 64 redraws beyond its reserve, reads
-    the last number again)."""
-    m = np.int64(u[min(p, end - 1)]) * n
+    Redraws stop at ``end``; a round reads past its reserve of ``need`` numbers only after
+    :data:`SLACK` redraws, odds below ``(n / 2**32) ** 64 < 2**-1000``."""
+    m = np.int64(u[p]) * n
     p += 1
     low = m & (_RANGE - 1)
     if low < n:

@@ -148,7 +148,7 @@ def fight_sampler(n: int, rng: np.random.Generator, spec: FightSpec) -> dict[str
 
 
 #: 64-bit numbers drawn at a time (fewer for a short run)
-_WORDS = 1 << 13
+_WORDS = 1 << 14
 #: dying PCs listed before their death chances are computed
 _DYING = 1 << 14
 #: the accumulators :func:`balance.guide._fight_loop.play` adds to, after the wins
