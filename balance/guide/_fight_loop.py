@@ -99,6 +99,9 @@ def play(u, pos, hp, below, order, fight,  # pragma: no cover - compiled
     end = u.size
     groups = sizes.shape[0]
     direct = scale[0] > 0
+    quick = np.empty(c, np.bool_)   # attacks the weakest foe alone, by one table lookup
+    for a in range(c):
+        quick[a] = direct and targets[a] == 1 and policy[0 if a < pcs else 1] == 0
     cap = dying_fight.size
     wins, rounds_at, ko_at, dying_at, dead_at, ko_pc, dying_pc, dead_pc, seconds_at = totals
     picks = np.empty(c, np.int64)
@@ -140,6 +143,25 @@ def play(u, pos, hp, below, order, fight,  # pragma: no cover - compiled
             foe = a < pcs                                  # the side it attacks: 1 creatures
             if (up1 if foe else up0) == 0:
                 break
+            if quick[a]:    # one target, the weakest, one lookup: no choice, nothing to track
+                t = weak1 if foe else weak0
+                x, pos = _pick(u, pos, end, scale[a])
+                before = hp[t]
+                h = before - attack[base[a * c + t] + x]
+                hp[t] = h
+                s += 1
+                if h > 0 or before <= 0:
+                    continue
+                lo, hi = (pcs, c) if foe else (0, pcs)     # t went down: leaves the turns
+                live, s = _leave(order, live, t, s - 1)
+                if foe:
+                    up1 -= 1
+                    weak1 = _weakest(hp, lo, hi)
+                else:
+                    up0 -= 1
+                    weak0 = _weakest(hp, lo, hi)
+                s += 1
+                continue
             lo, hi = (pcs, c) if foe else (0, pcs)
             k = targets[a]
             weakest = weak1 if foe else weak0
