@@ -267,7 +267,9 @@ def test_each_fight_is_the_naive_rules_on_the_same_numbers(monkeypatch, kind, ge
         assert code == 0
         want_hp, want_round, want_below, ref = naive_fight(u, ref, plan, spec)
         got_round = int(np.flatnonzero(out["rounds"] - rounds)[0])
-        assert (hp.tolist(), got_round, below.tolist(), pos) == \
+        # ``below``: the round each PC fell below 0 HP (read only for those below 0)
+        got_below = [got_round - int(below[j]) + 1 if hp[j] < 0 else 0 for j in range(pcs)]
+        assert (hp.tolist(), got_round, got_below, pos) == \
             (want_hp, want_round, want_below, ref), f"fight {i}"
 
 

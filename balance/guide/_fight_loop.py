@@ -84,7 +84,9 @@ def play(u, pos, hp, below, order, fight,  # pragma: no cover - compiled
     ``code``: 0 every fight has ended; -1 the list of dying PCs is full (compute their death
     chances, call again with ``finished`` and ``dying_count`` 0); 1: fresh numbers ``u`` are
     needed (``pos`` 0). ``u``: 32-bit random numbers, read from ``pos``. ``hp``, ``below``
-    (PCs: rounds ended below 0 HP), ``order`` (the standing, in turn order) and ``fight``
+    (PCs: the round they fell below 0 HP, read only for those below 0: HP never rises in a
+    fight, so they end ``round - below + 1`` rounds below 0), ``order`` (the standing, in turn
+    order) and ``fight``
     (``[under way, round, standing in the party, among the creatures, in the turn order,
     weakest standing PC, creature]``) hold the fight under way between calls.
 
@@ -150,7 +152,11 @@ def play(u, pos, hp, below, order, fight,  # pragma: no cover - compiled
                 h = before - attack[base[a * c + t] + x]
                 hp[t] = h
                 s += 1
-                if h > 0 or before <= 0:
+                if h > 0:
+                    continue
+                if h < 0 and before >= 0 and t < pcs:
+                    below[t] = rnd              # below 0 at the end of every round from now
+                if before <= 0:
                     continue
                 lo, hi = (pcs, c) if foe else (0, pcs)     # t went down: leaves the turns
                 live, s = _leave(order, live, t, s - 1)
@@ -219,6 +225,8 @@ def play(u, pos, hp, below, order, fight,  # pragma: no cover - compiled
             h = before - total
             hp[t] = h
             if h <= 0:
+                if h < 0 and before >= 0 and t < pcs:
+                    below[t] = rnd
                 if before > 0:
                     live, s = _leave(order, live, t, s)
                     if foe:
@@ -239,8 +247,6 @@ def play(u, pos, hp, below, order, fight,  # pragma: no cover - compiled
             if step == chosen:
                 step = 0
                 s += 1
-        for i in range(pcs):
-            below[i] += hp[i] < 0
         if up0 and up1 and rnd < max_rounds:
             rnd += 1
             continue
@@ -255,7 +261,7 @@ def play(u, pos, hp, below, order, fight,  # pragma: no cover - compiled
             ko_pc[i] += 1
             if h == 0:
                 continue
-            secs = min(below[i] * seconds_per_round, automatic_death)
+            secs = min((rnd - below[i] + 1) * seconds_per_round, automatic_death)
             dying += 1
             dying_pc[i] += 1
             seconds_at[secs] += 1
