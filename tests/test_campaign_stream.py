@@ -66,3 +66,25 @@ def test_campaign_stream_is_pinned(case, deaths, knockouts, digest):
     h.update(repr(gen.bit_generator.state["state"]).encode())
     assert (int(out["deaths"].sum()), int(out["ko_by_wounds"][0].sum()), h.hexdigest()[:16]) \
         == (deaths, knockouts, digest)
+
+
+def test_helpers_forked_after_campaigns_start_with_the_loops_loaded():
+    import subprocess
+    import sys
+
+    import balance.core._campaign_loop  # noqa: F401 - its import registers the preload
+    from balance.montecarlo import pool
+    assert "balance.core._campaign_warm" in pool._PRELOADS
+    # what the forkserver runs: a tiny campaign loads every loop for the types a block uses
+    script = ("import numpy as np\n"
+              "import balance.core._campaign_warm\n"
+              "from balance.core import _campaign_loop as cl\n"
+              "from balance.core.campaign import campaign_sampler, plan\n"
+              "from balance.rules import resolve\n"
+              "names = ('knockouts', 'injury_rolls', 'after_fight', 'treated', 'soothe_and_count')\n"
+              "before = [len(getattr(cl, n).signatures) for n in names]\n"
+              "campaign_sampler(50_000, np.random.default_rng(0), plan=plan(), rules=resolve(None))\n"
+              "print(before == [1] * 5, [len(getattr(cl, n).signatures) for n in names] == [1] * 5)\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=300, check=True)
+    assert out.stdout.split() == ["True", "True"]

@@ -277,3 +277,24 @@ def test_a_combatant_without_a_target_is_refused():
     pc = replace(fighter("P1", 10, damage="1d6"), targets=0)
     with pytest.raises(ValueError, match="targets of P1 must be between 1 and"):
         fight_spec([fighter("C1", 10, damage="1d6")], [pc])
+
+
+def test_helpers_forked_after_fights_start_with_the_loop_loaded():
+    import multiprocessing.forkserver
+    import subprocess
+    import sys
+
+    from balance.montecarlo import pool
+    assert "balance.guide._fight_warm" in pool._PRELOADS    # registered by the loop's import
+    pool._context()
+    assert "balance.guide._fight_warm" in multiprocessing.forkserver._forkserver._preload_modules
+    # what the forkserver runs: warm() loads play for exactly the types fight_sampler passes
+    script = ("import numpy as np, balance as bl\n"
+              "import balance.guide._fight_warm\n"
+              "from balance.guide import _fight_loop as fl\n"
+              "before = len(fl.play.signatures)\n"
+              "bl.fights.fight_sampler(50, np.random.default_rng(0), bl.fights.fight_spec(['Wolf']))\n"
+              "print(before, len(fl.play.signatures))\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=300, check=True)
+    assert out.stdout.split() == ["1", "1"]

@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..montecarlo.pool import preload_in_helpers
 from .injuries import modifier as _python_modifier
 
 _modifier = njit(inline="always")(_python_modifier)
@@ -173,3 +174,7 @@ def soothe_and_count(held, u, keep, low, light, owner_shift, living, slots):  # 
     carried[0] += living - bearers
     symptoms[0] += living - bearers
     return carried, symptoms
+
+
+# helpers forked after this process has simulated campaigns start with these loops loaded
+preload_in_helpers("balance.core._campaign_warm")

@@ -25,6 +25,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..montecarlo.pool import preload_in_helpers
+
 #: the key of no standing combatant (above every ``HP << 8 | position``)
 _NONE = np.int64(1) << 62
 #: 2**32: the range of one random number
@@ -280,3 +282,19 @@ def play(u, pos, hp, below, order, fight,  # pragma: no cover - compiled
     fight[0], fight[1], fight[2], fight[3], fight[4], fight[5], fight[6] = \
         going, rnd, up0, up1, live, weak0, weak1
     return code, pos, started, finished, dying_count
+
+
+def warm() -> None:
+    """Load :func:`play`'s machine code (from numba's cache: about half a second in a new
+    process) without playing a fight, for the argument types
+    :func:`balance.guide.fight_kernel.fight_sampler` passes (attack tables in int16)."""
+    one, two = np.zeros(1, np.int64), np.zeros((1, 1), np.int64)
+    play(np.zeros(2, np.uint32), 0, one.copy(), one.copy(), one.copy(), np.zeros(7, np.int64),
+         0, 0, 0, one.copy(), one.copy(), one.copy(), 0, tuple(one.copy() for _ in range(9)),
+         one, 0, one, np.zeros((0, 2), np.int64), one, np.zeros(2, np.int64), one, one,
+         np.zeros(1, np.int16), np.zeros((1, 1, 1), np.int8), 1, two, two.copy(), one, 0, 1,
+         1, 1, 1, 1)
+
+
+# helpers forked after this process has played fights start with the loop loaded
+preload_in_helpers("balance.guide._fight_warm")

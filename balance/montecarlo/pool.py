@@ -1,7 +1,9 @@
 """Local worker processes for :func:`balance.montecarlo.run` (engine internals).
 
 ``workers=N`` means N processes work: this one and ``N - 1`` helpers. Helpers come from a
-forkserver (spawn where there is none) whose preload already imported numpy and the engine.
+forkserver (spawn where there is none) whose preload already imported numpy and the engine,
+and the compiled loops this process had loaded when the forkserver started
+(:func:`preload_in_helpers`).
 They start in the background while this process already runs chunks, and stay up between
 runs (like joblib's loky executor) until :data:`IDLE_TIMEOUT` seconds without work,
 :func:`shutdown_workers`, or interpreter exit. Any exception, Ctrl-C, or the consumer
@@ -18,8 +20,9 @@ from collections.abc import Callable, Generator
 
 from .blocks import Chunk, Plan, Result, Totals, _ordered, run_chunk
 
-__all__ = ["iterate_processes", "start_workers", "shutdown_workers", "portable", "IDLE_TIMEOUT", "pays_for_pool",
-           "startup_cost", "STARTUP_SECONDS", "RESTART_SECONDS"]
+__all__ = ["iterate_processes", "start_workers", "shutdown_workers", "portable", "IDLE_TIMEOUT",
+           "pays_for_pool", "startup_cost", "preload_in_helpers", "STARTUP_SECONDS",
+           "RESTART_SECONDS"]
 
 #: Seconds an idle set of helper processes is kept for the next run.
 IDLE_TIMEOUT = 300.0
@@ -111,11 +114,27 @@ def run_payload(token: str, payload: bytes, plan: Plan, first: int, stop: int) -
     return run_chunk(sampler, plan, first, stop)
 
 
+#: modules the forkserver imports before it forks helpers, beyond the engine's
+_PRELOADS: set[str] = set()
+
+
+def preload_in_helpers(module: str) -> None:
+    """Have the forkserver import ``module`` (by name) when it starts, so that every helper
+    forked from it has what the module loads already in memory.
+
+    For a compiled loop (numba): loading its machine code costs a new process about a second
+    before its first trial. The module should catch its own errors (a forkserver whose
+    preload raises anything but ImportError cannot start). A forkserver already running keeps
+    its preload; the module then loads in each helper on first use, as without this."""
+    _PRELOADS.add(module)
+
+
 def _context() -> multiprocessing.context.BaseContext:
     method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
     ctx = multiprocessing.get_context(method)
     if method == "forkserver":
-        ctx.set_forkserver_preload(["balance.montecarlo.blocks", "balance.montecarlo.engine"])
+        ctx.set_forkserver_preload(["balance.montecarlo.blocks", "balance.montecarlo.engine",
+                                    *sorted(_PRELOADS)])
     return ctx
 
 
