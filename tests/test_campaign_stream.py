@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 import balance as bl
+from fresh import run_python
 
 CASES = {
     "default": ({}, 3000),
@@ -69,9 +70,6 @@ def test_campaign_stream_is_pinned(case, deaths, knockouts, digest):
 
 
 def test_helpers_forked_after_campaigns_start_with_the_loops_loaded():
-    import subprocess
-    import sys
-
     import balance.core._campaign_loop  # noqa: F401 - its import registers the preload
     from balance.montecarlo import pool
     assert "balance.core._campaign_warm" in pool._PRELOADS
@@ -85,6 +83,4 @@ def test_helpers_forked_after_campaigns_start_with_the_loops_loaded():
               "before = [len(getattr(cl, n).signatures) for n in names]\n"
               "campaign_sampler(50_000, np.random.default_rng(0), plan=plan(), rules=resolve(None))\n"
               "print(before == [1] * 5, [len(getattr(cl, n).signatures) for n in names] == [1] * 5)\n")
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                         timeout=300, check=True)
-    assert out.stdout.split() == ["True", "True"]
+    assert run_python(script) == ["True", "True"]

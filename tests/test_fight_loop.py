@@ -16,6 +16,7 @@ import pytest
 import balance as bl
 from balance.guide import _fight_loop, fight_kernel
 from balance.guide.fights import fight_sampler, fight_spec
+from fresh import run_python
 
 NO_CRITS = bl.load_rules().updated({"guide": {"checks": {"critical_success": 0,
                                                          "critical_failure": 0}}})
@@ -281,8 +282,6 @@ def test_a_combatant_without_a_target_is_refused():
 
 def test_helpers_forked_after_fights_start_with_the_loop_loaded():
     import multiprocessing.forkserver
-    import subprocess
-    import sys
 
     from balance.montecarlo import pool
     assert "balance.guide._fight_warm" in pool._PRELOADS    # registered by the loop's import
@@ -295,6 +294,4 @@ def test_helpers_forked_after_fights_start_with_the_loop_loaded():
               "before = len(fl.play.signatures)\n"
               "bl.fights.fight_sampler(50, np.random.default_rng(0), bl.fights.fight_spec(['Wolf']))\n"
               "print(before, len(fl.play.signatures))\n")
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                         timeout=300, check=True)
-    assert out.stdout.split() == ["1", "1"]
+    assert run_python(script) == ["1", "1"]
