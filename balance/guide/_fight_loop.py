@@ -130,8 +130,6 @@ def play(u, pos, hp, below, order, fight,  # pragma: no cover - compiled
             for i in range(c):
                 hp[i] = hp0[i]
                 order[i] = order0[i]
-            for i in range(pcs):
-                below[i] = 0
             for r in range(runs.shape[0]):   # a uniformly random order within each tie
                 s0, m = runs[r, 0], runs[r, 1]
                 for i in range(m - 1):       # Fisher-Yates
@@ -156,10 +154,8 @@ def play(u, pos, hp, below, order, fight,  # pragma: no cover - compiled
                 s += 1
                 if h > 0:
                     continue
-                if h < 0 and before >= 0 and t < pcs:
+                if h < 0 and t < pcs:           # t stood (the weakest standing): it fell
                     below[t] = rnd              # below 0 at the end of every round from now
-                if before <= 0:
-                    continue
                 lo, hi = (pcs, c) if foe else (0, pcs)     # t went down: leaves the turns
                 live, s = _leave(order, live, t, s - 1)
                 if foe:

@@ -204,8 +204,8 @@ _ATTACK_LIMIT, _ATTACKS_LIMIT = 1 << 15, 1 << 18
 def _attack_tables(spec: FightSpec, outcome: np.ndarray, offsets: np.ndarray,
                    sizes: np.ndarray, values: np.ndarray
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Damage of one attack of ``a`` on ``t`` as one lookup: ``attack[base[a * C + t] +
-    int(u * scale[a])]`` for a uniform ``u``.
+    """Damage of one attack of ``a`` on ``t`` as one lookup: ``attack[base[a * C + t] + x]``
+    for ``x`` picked uniformly among ``scale[a]`` bins.
 
     ``scale[a]`` is ``die * S`` with ``S`` a common multiple of the sizes of ``a``'s hit and
     critical-hit tables: bin ``face * S + j`` holds, for a miss, 0; for a hit, total

@@ -18,6 +18,7 @@ import threading
 import uuid
 from collections.abc import Callable, Generator
 
+from ..budgets import check_workers
 from .blocks import Chunk, Plan, Result, Totals, _ordered, run_chunk
 
 __all__ = ["iterate_processes", "start_workers", "shutdown_workers", "portable", "IDLE_TIMEOUT",
@@ -125,7 +126,14 @@ def preload_in_helpers(module: str) -> None:
     For a compiled loop (numba): loading its machine code costs a new process about a second
     before its first trial. The module should catch its own errors (a forkserver whose
     preload raises anything but ImportError cannot start). A forkserver already running keeps
-    its preload; the module then loads in each helper on first use, as without this."""
+    its preload; the module then loads in each helper on first use, as without this.
+
+    Examples
+    --------
+    >>> import balance.guide._fight_loop                  # registers its warm-up on import
+    >>> "balance.guide._fight_warm" in _PRELOADS
+    True
+    """
     _PRELOADS.add(module)
 
 
@@ -246,8 +254,13 @@ def start_workers(workers: int) -> None:
     """Start ``workers - 1`` helper processes now and keep them warm (idle, for
     :data:`IDLE_TIMEOUT` s), so that the next runs with ``workers`` processes, even short
     ones, use them at once. Returns when they are up; nothing to do when they already are.
-    ``workers`` is checked by :func:`balance.budgets.check_workers`."""
-    from ..budgets import check_workers
+    ``workers`` is checked by :func:`balance.budgets.check_workers`.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.montecarlo.start_workers(1)   # this process alone: no helper to start
+    """
     helpers = check_workers(workers) - 1
     if helpers == 0 or startup_cost(helpers) == 0.0:
         return
