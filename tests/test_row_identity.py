@@ -90,25 +90,71 @@ def test_a_removed_row_is_never_measured_on_another():
     variant = bleeding_removed()
     with pytest.raises(RowRemoved, match="'Bleeding'"):
         row(variant, "injuries.table", "Bleeding", BLEEDING)
-    with pytest.raises(RowRemoved):
-        frame(variant)
+    gone = frame(variant).loc[BLEEDING]
+    # the base side is the engine's answer for Bleeding; the variant side is not measured
+    assert gone["base"] == pytest.approx(days(RULES, "Bleeding"))
+    assert math.isnan(gone["variant"]) and math.isnan(gone["change"])
+    assert gone["moved"] and gone["unmeasured"] == "variant: no injuries.table row 'Bleeding'"
     # what slid into its place (The end is near, -15) would take inf days
     assert days(variant, variant["injuries"]["table"][27]["en"]) == math.inf
+
+
+def test_the_other_metrics_compare_as_if_the_gone_one_was_not_asked_for():
+    variant = bleeding_removed()
+    both = frame(variant, only="treatment.*").drop(index=BLEEDING)
+    alone = frame(variant, only=list(both.index))
+    assert (both["unmeasured"] == "").all()
+    cols = ["base", "variant", "change", "moved"]
+    assert both[cols].to_dict() == alone[cols].to_dict()
+    assert both.loc[WEAK, "variant"] == pytest.approx(
+        float(treatment.treatment_chance(12, "Weak", "light", rules=variant)))
+
+
+def test_a_metric_neither_side_can_measure_has_not_moved():
+    variant = bleeding_removed()
+    gone = bl.regression.compare(variant, variant, only="treatment.*").set_index("metric")
+    assert not gone["moved"].any()
+    assert gone.loc[BLEEDING, "unmeasured"] == "both sides: no injuries.table row 'Bleeding'"
 
 
 def test_a_removed_row_is_one_line_in_diff_and_check(tmp_path):
     path = tmp_path / "v.toml"
     bleeding_removed().save(path)
     code, out, err = in_process("diff", "bundled", str(path), "--only", "treatment.*")
-    assert (code, out) == (2, "") and err.count("\n") == 1, (code, out, err)
-    assert BLEEDING in err and "'Bleeding'" in err and "row 28" in err and "inf" not in err
+    assert (code, err) == (1, ""), (code, out, err)
+    line = [x for x in out.splitlines() if x.startswith(BLEEDING)]
+    assert len(line) == 1 and "GONE: variant: no injuries.table row 'Bleeding'" in line[0]
+    assert "inf" not in out and "nan" not in out
+    assert out.splitlines()[-1] == ("1 of 3 metrics moved beyond their tolerance (1 not measured "
+                                    "on a side whose rules cannot: see their status)")
+    base = tmp_path / "base.json"
+    assert in_process("snapshot", "--out", str(base), "--only", "treatment.*")[0] == 0
+    code, out, err = in_process("check", "--baseline", str(base), "--rules", str(path))
+    assert (code, err) == (1, "") and f"{BLEEDING}" in out and "GONE" in out, (code, out, err)
+    assert in_process("check", "--baseline", str(base))[0] == 0
+
+
+def test_the_diff_files_say_which_row_is_gone(tmp_path):
+    path = tmp_path / "v.toml"
+    bleeding_removed().save(path)
+    csv, html = tmp_path / "d.csv", tmp_path / "d.html"
+    code, out, err = in_process("diff", "bundled", str(path), "--only", "treatment.*",
+                                "--csv", str(csv), "--html", str(html))
+    assert code == 1, err
+    import pandas as pd
+    table = pd.read_csv(csv, keep_default_na=False).set_index("metric")
+    assert table.loc[BLEEDING, "unmeasured"] == "variant: no injuries.table row 'Bleeding'"
+    assert table.loc[BLEEDING, "variant"] == "" and table.loc[WEAK, "unmeasured"] == ""
+    page = html.read_text(encoding="utf-8")
+    assert "not measured" in page and "nan" not in page
+    assert "(not measured: variant: no injuries.table row &#x27;Bleeding&#x27;)" in page, page
 
 
 def test_the_report_says_the_row_is_missing_and_compares_the_rest():
     variant = bleeding_removed()
     result = compare.compare_rules(variant, RULES, trials=200, seed=1)
     assert result["unmatched"] == [{"metric": BLEEDING, "side": "variant",
-                                    "table": "injuries.table", "row": "Bleeding"}]
+                                    "table": "injuries.table", "row": "Bleeding", "what": None}]
     metrics = result["frame"].set_index("metric")
     assert BLEEDING not in metrics.index
     assert metrics.loc[WEAK, "variant"] == pytest.approx(

@@ -181,10 +181,12 @@ def diff_command(args) -> int:
         check_output(f"--{option}", getattr(args, option), args.force)  # a file only if forced
     options = {"trials": _trials(args), "tolerances": _tolerances(args) or None,
                "only": args.only}
-    base = as_snapshot(_side(args.base), seed=seed, **options)
+    gone: dict[str, dict] = {"base": {}, "variant": {}}   # metrics whose row a side lacks
+    base = as_snapshot(_side(args.base), seed=seed, removed=gone["base"], **options)
     variant = as_snapshot(_side(args.variant), seed=seed if args.crn else independent_seed(seed),
-                          **options)
-    frame = compare_snapshots(base, variant, alpha=args.alpha, tolerances=options["tolerances"])
+                          removed=gone["variant"], **options)
+    frame = compare_snapshots(base, variant, alpha=args.alpha, tolerances=options["tolerances"],
+                              gone=gone)
     print(_seeds(frame))
     print(format_table(frame, only_moved=not args.all))
     if args.csv:

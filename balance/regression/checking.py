@@ -28,7 +28,8 @@ def check(baseline: Snapshot | str, rules: Rules | str | None = None, *,
     draws the current side from an independent seed instead.
 
     Returns the :func:`~balance.regression.compare` table; ``frame["moved"].any()`` is the
-    verdict.
+    verdict. A baseline metric these rules cannot measure (they lack the table row it reads)
+    is one row saying so, and counts as moved.
     """
     check_alpha(alpha)
     base = read(baseline) if not isinstance(baseline, Snapshot) else baseline
@@ -36,8 +37,9 @@ def check(baseline: Snapshot | str, rules: Rules | str | None = None, *,
     seed = base.seed if seed is None else seed
     if independent:
         seed = independent_seed(seed)
-    current = take(rules, trials=trials, seed=seed, only=base.only)
-    return compare_snapshots(base, current, alpha=alpha, tolerances=tolerances)
+    gone: dict[str, dict] = {"variant": {}}
+    current = take(rules, trials=trials, seed=seed, only=base.only, removed=gone["variant"])
+    return compare_snapshots(base, current, alpha=alpha, tolerances=tolerances, gone=gone)
 
 
 def value_text(value: float, unit: str) -> str:
@@ -51,7 +53,9 @@ def value_text(value: float, unit: str) -> str:
 
 def change_text(value: float, unit: str, shown_unit: str | None = None) -> str:
     """A metric's change: probabilities in percentage points, others in their unit (written
-    ``shown_unit``, e.g. translated, when given)."""
+    ``shown_unit``, e.g. translated, when given); ``-`` for none (a side not measured)."""
+    if isinstance(value, float) and math.isnan(value):
+        return "-"
     if unit == "probability":
         return f"{100 * value:+.2f} pp"
     return f"{value:+.3g} {unit if shown_unit is None else shown_unit}"
@@ -63,12 +67,14 @@ def p_text(p: float, digits: int = 3) -> str:
 
 
 def format_table(frame: pd.DataFrame, *, only_moved: bool = True, width: int = 50) -> str:
-    """A plain-text table of the comparison: what moved (or every metric), by how much."""
-    rows = frame[frame["moved"]] if only_moved else frame
+    """A plain-text table of the comparison: what moved and what a side could not measure
+    (or every metric), by how much."""
+    unmeasured = frame["unmeasured"] != "" if "unmeasured" in frame else frame["moved"] & False
+    rows = frame[frame["moved"] | unmeasured] if only_moved else frame
     a = frame.attrs
     head = (f"base {a.get('base', '?')} ({a.get('base_fingerprint', '?')}) vs variant "
             f"{a.get('variant', '?')} ({a.get('variant_fingerprint', '?')}); "
-            f"alpha {a.get('alpha', 0.05):g}, Holm over {int((~frame['exact']).sum())} "
+            f"alpha {a.get('alpha', 0.05):g}, Holm over {int(frame['p_value'].notna().sum())} "
             f"Monte Carlo metrics")
     if a.get("base_version") != a.get("variant_version"):
         head += (f"\nnote: made by balance {a.get('base_version')} and {a.get('variant_version')}:"
@@ -84,11 +90,17 @@ def format_table(frame: pd.DataFrame, *, only_moved: bool = True, width: int = 5
         name = r.metric + (f" [{r.category}]" if r.category else "")
         if len(name) > width:
             name = name[:width - 1] + "…"
-        test = "exact" if r.exact else f"p={p_text(r.p_adjusted, 2)}"
-        status = "MOVED" if r.moved else ("within tol." if r.significant else "")
+        if r.unmeasured:    # one side (or both) lacks the table row the metric reads
+            test, change = "not measured", "-"
+            status = ("GONE: " if r.moved else "") + r.unmeasured
+        else:
+            test = "exact" if r.exact else f"p={p_text(r.p_adjusted, 2)}"
+            change = change_text(r.change, r.unit)
+            status = "MOVED" if r.moved else ("within tol." if r.significant else "")
         lines.append(f"{name:<{width}} {value_text(r.base, r.unit):>9} "
-                     f"{value_text(r.variant, r.unit):>9} {change_text(r.change, r.unit):>13}  "
-                     f"{test:<12} {status}")
-    moved = int(frame["moved"].sum())
-    lines.append(f"{moved} of {len(frame)} metrics moved beyond their tolerance")
+                     f"{value_text(r.variant, r.unit):>9} {change:>13}  {test:<12} {status}")
+    moved, missing = int(frame["moved"].sum()), int(unmeasured.sum())
+    lines.append(f"{moved} of {len(frame)} metrics moved beyond their tolerance" + (
+        f" ({missing} not measured on a side whose rules cannot: see their status)"
+        if missing else ""))
     return "\n".join(lines)

@@ -36,7 +36,7 @@ _EXACT_EPS = 1e-12
 COLUMNS = ["metric", "kind", "unit", "base", "variant", "change", "category", "p_value",
            "p_adjusted", "exact", "significant", "tolerance", "within_tolerance", "moved",
            "base_low", "base_high", "variant_low", "variant_high", "trials_base",
-           "trials_variant", "description"]
+           "trials_variant", "description", "unmeasured"]
 
 
 def check_alpha(alpha: object, name: str = "alpha") -> float:
@@ -55,13 +55,17 @@ def independent_seed(seed: int) -> int:
     return int(child.generate_state(1, np.uint32)[0])
 
 
-def as_snapshot(side, *, trials: int, seed: int, tolerances=None, only=None) -> Snapshot:
-    """A snapshot from a :class:`Snapshot`, a snapshot JSON path, a rules file or Rules."""
+def as_snapshot(side, *, trials: int, seed: int, tolerances=None, only=None,
+                removed: dict | None = None) -> Snapshot:
+    """A snapshot from a :class:`Snapshot`, a snapshot JSON path, a rules file or Rules;
+    measured from rules, a metric whose table row they lack is left out and recorded in
+    ``removed`` when given (:func:`~balance.regression.snapshot.take`)."""
     if isinstance(side, Snapshot):
         return side
     if isinstance(side, (str, Path)) and str(side).endswith(".json"):
         return read(side)
-    return take(side, trials=trials, seed=seed, tolerances=tolerances, only=only)
+    return take(side, trials=trials, seed=seed, tolerances=tolerances, only=only,
+                removed=removed)
 
 
 def compare(base: Rules | str | Path | Snapshot | None = None,
@@ -73,9 +77,14 @@ def compare(base: Rules | str | Path | Snapshot | None = None,
     Returns a tidy DataFrame, one row per metric: metric, kind, unit, base, variant, change
     (variant - base; for a distribution, the largest change of one category, named in
     ``category``), p_value (NaN for exact metrics), p_adjusted (Holm), exact, significant,
-    tolerance, within_tolerance, moved, the 95 % intervals and trials of both sides, and the
-    description. ``.attrs`` records alpha, fingerprints, seeds and trials. ``only`` restricts
-    the comparison to metrics matching some names or patterns (``["mc.*", "death.*"]``).
+    tolerance, within_tolerance, moved, the 95 % intervals and trials of both sides, the
+    description and ``unmeasured``: empty, or why a side could not measure the metric (its
+    rules lack the table row it reads: removed, or renamed while the table changed length; or
+    their values rule it out: :class:`~balance.regression.rows.Unmeasurable`). Such a metric
+    is never measured on something else: its value there is NaN and it counts as moved (it
+    is outside the Holm family), unless neither side can measure it. ``.attrs`` records alpha, fingerprints, seeds and trials. ``only``
+    restricts the comparison to metrics matching some names or patterns
+    (``["mc.*", "death.*"]``).
 
     >>> import balance as bl
     >>> diff = bl.regression.compare(None, "death_threshold_180", trials=2000)
@@ -86,9 +95,12 @@ def compare(base: Rules | str | Path | Snapshot | None = None,
     check_alpha(alpha)
     if variant_seed is None:
         variant_seed = seed if common_random_numbers else independent_seed(seed)
-    a = as_snapshot(base, trials=trials, seed=seed, tolerances=tolerances, only=only)
-    b = as_snapshot(variant, trials=trials, seed=variant_seed, tolerances=tolerances, only=only)
-    return compare_snapshots(a, b, alpha=alpha, tolerances=tolerances)
+    gone: dict[str, dict] = {"base": {}, "variant": {}}
+    a = as_snapshot(base, trials=trials, seed=seed, tolerances=tolerances, only=only,
+                    removed=gone["base"])
+    b = as_snapshot(variant, trials=trials, seed=variant_seed, tolerances=tolerances, only=only,
+                    removed=gone["variant"])
+    return compare_snapshots(a, b, alpha=alpha, tolerances=tolerances, gone=gone)
 
 
 def catalogue_mismatch(a: Snapshot, b: Snapshot) -> str | None:
@@ -112,19 +124,41 @@ def _few(names: list[str], k: int = 3) -> str:
     return ", ".join(names[:k]) + (f" and {len(names) - k} more" if len(names) > k else "")
 
 
+def shared(a: Snapshot, b: Snapshot) -> tuple[Snapshot, Snapshot]:
+    """Two snapshots restricted to the metrics both measured (a metric one side could not
+    measure, its row gone, is compared on neither)."""
+    import dataclasses
+
+    both = set(a.measurements) & set(b.measurements)
+
+    def keep(snap: Snapshot) -> Snapshot:
+        if both >= set(snap.measurements):
+            return snap
+        return dataclasses.replace(
+            snap, metrics=tuple(m for m in snap.metrics if m.name in both),
+            measurements={k: v for k, v in snap.measurements.items() if k in both})
+    return keep(a), keep(b)
+
+
 def compare_snapshots(a: Snapshot, b: Snapshot, *, alpha: float = 0.05,
-                      tolerances=None) -> pd.DataFrame:
-    """Compare two snapshots of the same catalogue (see :func:`compare`)."""
+                      tolerances=None, gone: dict[str, dict] | None = None) -> pd.DataFrame:
+    """Compare two snapshots of the same catalogue (see :func:`compare`). ``gone``: the
+    metrics each side (``"base"``, ``"variant"``) could not measure, by name, with their
+    :class:`~balance.regression.rows.Unmeasurable` (:func:`~.snapshot.take`'s ``removed``):
+    the only metrics one snapshot may lack; each is one row saying why."""
     alpha = check_alpha(alpha)
-    problem = catalogue_mismatch(a, b)
+    gone = {side: dict((gone or {}).get(side) or {}) for side in ("base", "variant")}
+    excused = set(gone["base"]) | set(gone["variant"])
+    problem = catalogue_mismatch(*_without(excused, a, b))
     if problem:
         raise SnapshotError(f"{b.label} vs {a.label}: {problem}; re-create the baseline with "
                             "`balance snapshot --force`")
-    metrics = list(a.metrics)
+    metrics = _union(a, b, excused)
     if tolerances:
         from .registry import apply_tolerances
         metrics = apply_tolerances(metrics, tolerances)
-    rows = [_row(m, a.measurements[m.name], b.measurements[m.name]) for m in metrics]
+    rows = [_row(m, a.measurements[m.name], b.measurements[m.name])
+            if m.name not in excused else _gone_row(m, a, b, gone) for m in metrics]
     frame = pd.DataFrame(rows, columns=COLUMNS)
     frame["p_adjusted"] = stats.holm(frame["p_value"].to_numpy(np.float64))
     mc = ~frame["exact"]
@@ -132,6 +166,10 @@ def compare_snapshots(a: Snapshot, b: Snapshot, *, alpha: float = 0.05,
     frame["significant"] = np.where(mc, frame["p_adjusted"] <= alpha, differs)
     frame["within_tolerance"] = frame["change"].abs() <= frame["tolerance"] + _EXACT_EPS
     frame["moved"] = frame["significant"] & ~frame["within_tolerance"]
+    # measured on one side only: a change no tolerance covers (neither side: nothing to say)
+    one_side = frame["metric"].map(lambda name: (name in gone["base"]) != (name in gone["variant"]))
+    frame.loc[one_side, ["significant", "moved"]] = True
+    frame.loc[one_side, "within_tolerance"] = False
     frame.attrs.update(alpha=alpha, base=a.label, variant=b.label,
                        base_fingerprint=a.fingerprint, variant_fingerprint=b.fingerprint,
                        base_seed=a.seed, variant_seed=b.seed, base_trials=a.trials,
@@ -141,15 +179,61 @@ def compare_snapshots(a: Snapshot, b: Snapshot, *, alpha: float = 0.05,
     return frame
 
 
-def _row(m: Metric, x: Measurement, y: Measurement) -> dict:
+def _without(names: set, *snaps: Snapshot) -> list[Snapshot]:
+    """The snapshots without the metrics ``names`` (to compare their catalogues)."""
+    import dataclasses
+
+    return [dataclasses.replace(s, metrics=tuple(m for m in s.metrics if m.name not in names))
+            if names else s for s in snaps]
+
+
+def _union(a: Snapshot, b: Snapshot, excused: set) -> list[Metric]:
+    """The metrics of ``a`` in its order, those only ``b`` measured after the metric before
+    them in ``b``, then the ``excused`` ones neither measured (from the catalogue)."""
+    out = list(a.metrics)
+    for i, m in enumerate(b.metrics):
+        if all(x.name != m.name for x in out):
+            before = b.metrics[i - 1].name if i else None
+            out.insert(next((j + 1 for j, x in enumerate(out) if x.name == before), 0), m)
+    neither = excused - {m.name for m in out}
+    if neither:
+        from .registry import catalogue
+        out += catalogue(only=sorted(neither))
+    return out
+
+
+def _gone_row(m: Metric, a: Snapshot, b: Snapshot, gone: dict[str, dict]) -> dict:
+    """The row of a metric one side (or both) could not measure: the value of the side that
+    did, NaN on the other, and why in ``unmeasured``."""
+    x, y = a.measurements.get(m.name), b.measurements.get(m.name)
+    row = _base_row(m, x, y)
+    for side, meas in (("base", x), ("variant", y)):
+        row[side] = (float(cast(float, meas.value))
+                     if meas is not None and m.shape != "distribution" else math.nan)
+    row["change"] = math.nan
+    why = {side: gone[side][m.name].why for side in ("base", "variant") if m.name in gone[side]}
+    row["unmeasured"] = (f"both sides: {why['base']}" if len(set(why.values())) == 1 < len(why)
+                         else "; ".join(f"{side}: {text}" for side, text in why.items()))
+    return row
+
+
+def _base_row(m: Metric, x: Measurement | None, y: Measurement | None) -> dict:
+    """What a row says before the comparison: the metric and both sides' intervals."""
     row = {"metric": m.name, "kind": m.kind, "unit": m.unit, "category": "",
            "exact": m.kind == "exact", "tolerance": m.tolerance, "description": m.description,
-           "trials_base": x.trials, "trials_variant": y.trials, "p_value": math.nan,
+           "trials_base": None if x is None else x.trials,
+           "trials_variant": None if y is None else y.trials, "p_value": math.nan,
            "p_adjusted": math.nan, "significant": False, "within_tolerance": True,
-           "moved": False}
+           "moved": False, "unmeasured": ""}
     for side, meas in (("base", x), ("variant", y)):
-        low, high = meas.interval if meas.interval is not None else (math.nan, math.nan)
+        interval = None if meas is None else meas.interval
+        low, high = interval if interval is not None else (math.nan, math.nan)
         row[f"{side}_low"], row[f"{side}_high"] = low, high
+    return row
+
+
+def _row(m: Metric, x: Measurement, y: Measurement) -> dict:
+    row = _base_row(m, x, y)
     if m.shape == "distribution":
         labels, px, py, cx, cy = _aligned(x, y)
         diff = np.where(py == px, 0.0, py - px)  # inf == inf: no change, not NaN

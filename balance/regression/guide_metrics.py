@@ -63,7 +63,8 @@ def _weapon_price(rules: Rules, metric: str, item: str, *, roll_bonus: int, coun
     """Price of a fixed weapon of the guide (GM guide, weapon prices), its dice read by position.
 
     Caps that forbid the weapon (a roll bonus above ``roll_bonus_max``, more dice than
-    allowed) make the metric undefined: one line naming it and the cap, exit 2. A designer
+    allowed) make the metric undefined (:class:`~balance.regression.rows.MetricUndefined`):
+    ``check`` and ``diff`` show it not measured on that side, with why, and exit 1. A designer
     lowering the caps learns that the guide's weapon no longer exists; clipping it to the
     caps would compare another weapon under the same name (a silently wrong number), and
     pricing it past the caps would price a weapon the variant forbids.
@@ -80,7 +81,7 @@ def _weapon_price(rules: Rules, metric: str, item: str, *, roll_bonus: int, coun
 
 def _equipment_price(rules: Rules, metric: str) -> float:
     """Price of the guide's Arm guard (+2 Melee Atk); caps that forbid it make the metric
-    undefined (one line, exit 2), for the reasons of :func:`_weapon_price`."""
+    undefined, for the reasons of :func:`_weapon_price`."""
     from ..guide import economy
     with defined(metric, "an Arm guard (+2) is not legal equipment", "economy"):
         return float(economy.equipment_cost(bonus=2, rules=rules))

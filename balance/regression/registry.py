@@ -16,7 +16,7 @@ from ..rules import Rules, resolve
 from . import (core_metrics, fight_metrics, guide_metrics, percentile_metrics,
                process_metrics, recovery_metrics)
 from .metrics import Measurement, Metric
-from .rows import RowRemoved
+from .rows import Unmeasurable
 
 __all__ = ["catalogue", "metric", "measure", "catalogue_id", "apply_tolerances", "select",
            "PROVIDERS"]
@@ -101,13 +101,14 @@ def catalogue_id(metrics: Iterable[Metric]) -> str:
 
 def measure(rules: Rules | str | None = None, *, metrics: Iterable[Metric] | None = None,
             trials: int = 100_000, seed: int = 0,
-            removed: dict[str, RowRemoved] | None = None) -> dict[str, Measurement]:
+            removed: dict[str, Unmeasurable] | None = None) -> dict[str, Measurement]:
     """Compute every metric for ``rules``: ``{name: Measurement}`` in catalogue order.
 
     Monte Carlo metrics run ``trials`` trials (times their ``trials_scale``), each from its
     own stream of master ``seed`` (:func:`~balance.regression.metrics.metric_seed`). A metric
-    reading a table row ``rules`` do not have raises :class:`~.rows.RowRemoved`; given a
-    dict ``removed``, it is left out instead and its error recorded there by name.
+    these ``rules`` cannot measure (a table row they do not have, values that rule it out)
+    raises :class:`~.rows.Unmeasurable`; given a dict ``removed``, it is left out instead and
+    its error recorded there by name.
     """
     rules = resolve(rules)
     trials = check_integer("trials", trials, min=1, max=10**10)
@@ -117,7 +118,7 @@ def measure(rules: Rules | str | None = None, *, metrics: Iterable[Metric] | Non
     for m in metrics:
         try:
             out[m.name] = m.measure(rules, trials=trials, seed=seed)
-        except RowRemoved as exc:
+        except Unmeasurable as exc:
             if removed is None:
                 raise
             removed[m.name] = exc

@@ -22,17 +22,37 @@ from functools import lru_cache
 from ..rules import Rules, resolve
 from ..rules.tables import matched_rows
 
-__all__ = ["row", "row_name", "position", "section_name", "defined", "RowRemoved"]
+__all__ = ["row", "row_name", "position", "section_name", "defined", "Unmeasurable",
+           "RowRemoved", "MetricUndefined"]
 
 
-class RowRemoved(ValueError):
+class Unmeasurable(ValueError):
+    """A metric a rule set cannot measure: it is never measured on something else, and a
+    comparison says so in its row (:func:`balance.regression.compare`). ``metric``, ``table``
+    and ``why``, a short phrase for a table ("no injuries.table row 'Weak'")."""
+
+    def __init__(self, message: str, metric: str, table: str, why: str) -> None:
+        super().__init__(message)
+        self.metric, self.table, self.why = metric, table, why
+
+
+class RowRemoved(Unmeasurable):
     """A metric reads a table row that a rule set does not have (removed, or renamed while
     the table changed length): the metric is not measured there, never on another row.
     ``metric``, ``table`` and ``row`` (the bundled row's name) say which."""
 
     def __init__(self, message: str, metric: str, table: str, row: str) -> None:
-        super().__init__(message)
-        self.metric, self.table, self.row = metric, table, row
+        super().__init__(message, metric, table, f"no {table} row {row!r}")
+        self.row = row
+
+
+class MetricUndefined(Unmeasurable):
+    """A metric the rule set's values rule out (caps that forbid the Longsword): ``what`` it
+    would measure is not possible there (:func:`defined`)."""
+
+    def __init__(self, message: str, metric: str, table: str, what: str) -> None:
+        super().__init__(message, metric, table, f"undefined ({what})")
+        self.what = what
 
 
 @lru_cache(maxsize=None)
@@ -93,13 +113,13 @@ def section_name(rules: Rules, key: str) -> str:
 
 @contextmanager
 def defined(metric: str, what: str, table: str) -> Iterator[None]:
-    """Turn a ``ValueError`` of the engines inside the block into one line saying that
-    ``metric`` is undefined under these rules: ``what`` it measures and the ``table`` whose
+    """Turn a ``ValueError`` of the engines inside the block into one line
+    (:class:`MetricUndefined`) saying that ``metric`` is undefined under these rules: ``what`` it measures and the ``table`` whose
     values rule it out (an error that already names a metric passes unchanged)."""
     try:
         yield
     except ValueError as exc:
         if str(exc).startswith("metric "):
             raise
-        raise ValueError(f"metric {metric!r} is undefined under this rule set: {what} "
-                         f"({table}: {exc})") from None
+        raise MetricUndefined(f"metric {metric!r} is undefined under this rule set: {what} "
+                              f"({table}: {exc})", metric, table, what) from None

@@ -83,9 +83,10 @@ class Snapshot:
 def take(rules: Rules | str | None = None, *, trials: int = 100_000, seed: int = 0,
          tolerances=None, only=None, removed: dict | None = None) -> Snapshot:
     """Measure every catalogue metric (or those matching ``only``) for ``rules``, Monte Carlo
-    ones with ``trials`` trials from master ``seed``. A metric reading a table row ``rules``
-    lack raises :class:`~balance.regression.rows.RowRemoved`, or, given a dict ``removed``,
-    is left out of the snapshot and its error recorded there (:func:`.registry.measure`)."""
+    ones with ``trials`` trials from master ``seed``. A metric ``rules`` cannot measure (a
+    table row they lack, values that rule it out) raises
+    :class:`~balance.regression.rows.Unmeasurable`, or, given a dict ``removed``, is left out
+    of the snapshot and its error recorded there (:func:`.registry.measure`)."""
     from .. import __version__
     from ..core import injuries
     rules = resolve(rules)

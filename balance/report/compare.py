@@ -100,12 +100,13 @@ def compare_rules(rules: Rules, baseline: Any, *, trials: int, seed: int,
     ``curves`` (the death curves both snapshots store, as tidy frames), ``base_rules`` (None
     when the snapshot's rules are not known here), ``changes`` (:func:`change_rows`
     against them, or against the bundled rules) and ``unmatched``: the metrics not compared
-    because one side has no row of the name they read (a row removed, or renamed while its
-    table changed length; :class:`balance.regression.rows.RowRemoved`), one dict each
-    (metric, side ``"base"`` or ``"variant"``, table, row); plain data, so that it crosses
-    processes.
+    because one side cannot measure them (no row of the name they read: a row removed, or
+    renamed while its table changed length; or values that rule them out:
+    :class:`balance.regression.rows.Unmeasurable`), one dict each (metric, side ``"base"`` or
+    ``"variant"``, table, and the row, or ``what`` is impossible); plain data, so that it
+    crosses processes.
     """
-    from ..regression.diff import compare_snapshots, independent_seed
+    from ..regression.diff import compare_snapshots, independent_seed, shared
     from ..regression.snapshot import take
 
     gone: dict[str, dict] = {"base": {}, "variant": {}}
@@ -122,29 +123,14 @@ def compare_rules(rules: Rules, baseline: Any, *, trials: int, seed: int,
             else None
     variant = take(rules, trials=base.trials, seed=independent_seed(base.seed), only=names,
                    removed=gone["variant"])
-    base, variant = _shared(base, variant)
+    base, variant = shared(base, variant)   # the metrics not compared: listed apart
     frame = compare_snapshots(base, variant, alpha=alpha)
-    unmatched = [{"metric": name, "side": side, "table": exc.table, "row": exc.row}
+    unmatched = [{"metric": name, "side": side, "table": exc.table,
+                  "row": getattr(exc, "row", None), "what": getattr(exc, "what", None)}
                  for side, errors in gone.items() for name, exc in errors.items()]
     return {"frame": frame, "trials": variant.trials, "base_rules": base_rules,
             "curves": (death_curves_table(base), death_curves_table(variant)),
             "changes": change_rows(rules, base_rules), "unmatched": unmatched}
-
-
-def _shared(a: Any, b: Any) -> tuple[Any, Any]:
-    """Two snapshots restricted to the metrics both measured (a metric one side could not
-    measure, its row gone, is compared on neither)."""
-    import dataclasses
-
-    both = set(a.measurements) & set(b.measurements)
-
-    def keep(snap: Any) -> Any:
-        if both >= set(snap.measurements):
-            return snap
-        return dataclasses.replace(
-            snap, metrics=tuple(m for m in snap.metrics if m.name in both),
-            measurements={k: v for k, v in snap.measurements.items() if k in both})
-    return keep(a), keep(b)
 
 
 def changed(frame: pd.DataFrame) -> pd.DataFrame:
@@ -228,6 +214,13 @@ def category_shown(category: str, lang: str = "en", rules: tuple[Rules, ...] = (
             if "/" in category else category
 
 
+def _unmeasured(frame: pd.DataFrame) -> list[bool]:
+    """Per row: a side could not measure the metric (its table row is gone)."""
+    if "unmeasured" not in frame:
+        return [False] * len(frame)
+    return [bool(u) for u in frame["unmeasured"]]
+
+
 def metrics_shown(frame: pd.DataFrame, lang: str = "en", *, rows: str = "all",
                   base_name: str | None = None, variant_name: str | None = None,
                   rules: tuple[Rules, ...] = ()) -> pd.DataFrame:
@@ -261,8 +254,9 @@ def metrics_shown(frame: pd.DataFrame, lang: str = "en", *, rows: str = "all",
             mark(value_text(v, u)) for v, u in zip(frame["variant"], frame["unit"])],
         text("col_change", lang): [mark(change_text(v, u, unit_name(u, lang)))
                                    for v, u in zip(frame["change"], frame["unit"])],
-        text("col_test", lang): [text("exact", lang) if e else mark(p_text(p))
-                                 for e, p in zip(frame["exact"], frame["p_adjusted"])],
+        text("col_test", lang): [
+            text("not_measured", lang) if gone else text("exact", lang) if e else mark(p_text(p))
+            for e, p, gone in zip(frame["exact"], frame["p_adjusted"], _unmeasured(frame))],
         text("col_significant", lang): frame["significant"].map({True: yes, False: no}),
         text("col_moved", lang): frame["moved"].map({True: yes, False: no}),
     }).reset_index(drop=True)

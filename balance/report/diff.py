@@ -52,7 +52,9 @@ def _shown(frame: pd.DataFrame, lang: str = "en") -> pd.DataFrame:
     (:func:`balance.report.compare.metrics_shown`), with each metric's description."""
     from .compare import metrics_shown
 
-    return metrics_shown(frame, lang).assign(description=frame["description"].to_numpy())
+    reasons = frame["unmeasured"] if "unmeasured" in frame else [""] * len(frame)
+    return metrics_shown(frame, lang).assign(description=[
+        d + (f" (not measured: {r})" if r else "") for d, r in zip(frame["description"], reasons)])
 
 
 def diff_sections(frame: pd.DataFrame, base: Snapshot, variant: Snapshot, *,

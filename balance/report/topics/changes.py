@@ -84,10 +84,13 @@ def render(results: dict, ctx: Context):
                            alpha=a.get("alpha", compare.ALPHA)))
         if comparison["base_rules"] is None:
             notes.append(ctx.t("compare_snapshot_rules"))
-        notes += [ctx.t("compare_row_missing", metric=u["metric"], table=u["table"],
-                        row=u["row"], side=name if u["side"] == "base" else
-                        ctx.t("col_variant"))
-                  for u in comparison.get("unmatched", ())]
+        for u in comparison.get("unmatched", ()):
+            side = name if u["side"] == "base" else ctx.t("col_variant")
+            notes.append(ctx.t("compare_row_missing", metric=u["metric"], table=u["table"],
+                               row=u["row"], side=side) if u.get("row") is not None else
+                         ctx.t("compare_undefined", metric=u["metric"], table=u["table"],
+                               what=compare.describe(u["what"], ctx.lang, (ctx.rules,)),
+                               side=side))
     elif not len(rows):
         notes.append(ctx.t("no_changes"))
     same = comparison is None and not len(rows)
