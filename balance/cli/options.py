@@ -19,6 +19,7 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from ..labels import LANGS
+from ..rng import DEFAULT_SEED
 from ..text import plain_text
 
 if TYPE_CHECKING:  # pandas is imported when a table is printed (a fast start)
@@ -31,8 +32,6 @@ __all__ = ["FORMATS", "DEFAULT_SEED", "DIGITS", "Parser", "MinusParser", "Settin
 
 
 FORMATS = ("table", "json", "csv")
-#: seed of every Monte Carlo command when --seed is not given (printed with the result)
-DEFAULT_SEED = 20260101
 #: decimals of the fractions of table output (JSON and CSV: full precision)
 DIGITS = 4
 

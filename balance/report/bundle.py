@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import check_integer
+from ..rng import DEFAULT_SEED
 from ..rules import Rules, resolve
 from .topics import available_topics
 
@@ -17,8 +18,6 @@ __all__ = ["Settings", "Bundle", "compute_bundle", "empty_bundle", "resolve_base
 
 #: trials of each Monte Carlo figure of the default report
 DEFAULT_TRIALS = 1_000_000
-#: the default seed: the same report every time unless asked otherwise
-DEFAULT_SEED = 20260101
 
 
 @dataclass(frozen=True)
