@@ -256,3 +256,21 @@ def test_a_report_on_caps_that_forbid_the_longsword_says_so_and_compares_the_res
     assert expected in page, page
     # the greataxe's three dice cost it 2 of roll bonus: -2 is under the caps' -1 as well
     assert "economy.price.greataxe" in page and "economy.price.arm_guard" not in page
+
+
+@pytest.mark.parametrize("lang, expected", [
+    ("en", "2 metrics could not be measured under these rules and are not compared: "
+           "economy.price.longsword, economy.price.greataxe (the section says why)."),
+    ("fr", "2 métriques n'ont pas pu être mesurées sous ces règles et ne sont pas comparées : "
+           "economy.price.longsword, economy.price.greataxe (la section dit pourquoi)."),
+])
+def test_the_key_findings_name_the_metrics_not_compared(tmp_path, lang, expected):
+    # "no metric differs significantly" alone hid that the Longsword no longer exists
+    variant = write_variant(tmp_path / "caps.toml", {"economy.roll_bonus_max": 1})
+    out = tmp_path / "report"
+    code, _, err = cli("report", "--rules", variant, "--out", out, "--trials", "200",
+                       "--sections", "changes", "--quiet", "--lang", lang)
+    assert (code, err) == (0, ""), err
+    page = html.unescape((out / "index.html").read_text(encoding="utf-8"))
+    findings = page[page.index("<ul"):page.index("</ul>")]
+    assert expected in findings, findings

@@ -77,6 +77,12 @@ def _changes(res: dict, rules) -> list[Fact]:
                 "metric": row.metric, "category": row.category, "description": row.description,
                 "unit": row.unit, "base": row.base, "variant": row.variant,
                 "change": row.change, "exact": bool(row.exact), "p": row.p_adjusted}))
+        gone = comparison.get("unmatched", ())
+        if gone:   # the section's notes say why, one metric each
+            sides = {u["side"] for u in gone}
+            out.append(Fact("metrics_unmeasured", "changes", {
+                "metrics": list(dict.fromkeys(u["metric"] for u in gone)),
+                "where": sides.pop() if len(sides) == 1 else "either"}))
     return out
 
 
@@ -208,6 +214,11 @@ def _sentence(fact: Fact, lang: str) -> str:
                    listed=listed)
         key = "finding_metrics_changed_one" if v["count"] == 1 else "finding_metrics_changed"
         return t(key, count=v["count"], total=v["total"], alpha=v["alpha"], follow=follow)
+    if fact.key == "metrics_unmeasured":
+        names = v["metrics"]
+        return t("finding_unmeasured_one" if len(names) == 1 else "finding_unmeasured",
+                 count=len(names), metrics=", ".join(names),
+                 where=t(f"finding_unmeasured_{v['where']}"))
     if fact.key == "metric_changed":
         from ..regression.checking import change_text, p_text, value_text
         from ..labels import decimal_mark, unit_name
