@@ -127,17 +127,19 @@ def _few(names: list[str], k: int = 3) -> str:
 def shared(a: Snapshot, b: Snapshot) -> tuple[Snapshot, Snapshot]:
     """Two snapshots restricted to the metrics both measured (a metric one side could not
     measure, its row gone, is compared on neither)."""
+    both = set(a.measurements) & set(b.measurements)
+    return _kept(a, both), _kept(b, both)
+
+
+def _kept(snap: Snapshot, names: set) -> Snapshot:
+    """``snap`` with only the metrics (and measurements) ``names``; itself when it has no other."""
     import dataclasses
 
-    both = set(a.measurements) & set(b.measurements)
-
-    def keep(snap: Snapshot) -> Snapshot:
-        if both >= set(snap.measurements):
-            return snap
-        return dataclasses.replace(
-            snap, metrics=tuple(m for m in snap.metrics if m.name in both),
-            measurements={k: v for k, v in snap.measurements.items() if k in both})
-    return keep(a), keep(b)
+    if names >= set(snap.measurements) | {m.name for m in snap.metrics}:
+        return snap
+    return dataclasses.replace(
+        snap, metrics=tuple(m for m in snap.metrics if m.name in names),
+        measurements={k: v for k, v in snap.measurements.items() if k in names})
 
 
 def compare_snapshots(a: Snapshot, b: Snapshot, *, alpha: float = 0.05,
@@ -149,7 +151,8 @@ def compare_snapshots(a: Snapshot, b: Snapshot, *, alpha: float = 0.05,
     alpha = check_alpha(alpha)
     gone = {side: dict((gone or {}).get(side) or {}) for side in ("base", "variant")}
     excused = set(gone["base"]) | set(gone["variant"])
-    problem = catalogue_mismatch(*_without(excused, a, b))
+    problem = catalogue_mismatch(*(_kept(s, {m.name for m in s.metrics} - excused)
+                                   for s in (a, b)))
     if problem:
         raise SnapshotError(f"{b.label} vs {a.label}: {problem}; re-create the baseline with "
                             "`balance snapshot --force`")
@@ -177,14 +180,6 @@ def compare_snapshots(a: Snapshot, b: Snapshot, *, alpha: float = 0.05,
                        variant_version=b.version,
                        common_random_numbers=(a.seed == b.seed and a.trials == b.trials))
     return frame
-
-
-def _without(names: set, *snaps: Snapshot) -> list[Snapshot]:
-    """The snapshots without the metrics ``names`` (to compare their catalogues)."""
-    import dataclasses
-
-    return [dataclasses.replace(s, metrics=tuple(m for m in s.metrics if m.name not in names))
-            if names else s for s in snaps]
 
 
 def _union(a: Snapshot, b: Snapshot, excused: set) -> list[Metric]:
