@@ -181,7 +181,7 @@ def diff_command(args) -> int:
         check_output(f"--{option}", getattr(args, option), args.force)  # a file only if forced
     options = {"trials": _trials(args), "tolerances": _tolerances(args) or None,
                "only": args.only}
-    gone: dict[str, dict] = {"base": {}, "variant": {}}   # metrics whose row a side lacks
+    gone: dict[str, dict] = {"base": {}, "variant": {}}   # metrics a side cannot measure
     base = as_snapshot(_side(args.base), seed=seed, removed=gone["base"], **options)
     variant = as_snapshot(_side(args.variant), seed=seed if args.crn else independent_seed(seed),
                           removed=gone["variant"], **options)

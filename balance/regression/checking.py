@@ -28,8 +28,8 @@ def check(baseline: Snapshot | str, rules: Rules | str | None = None, *,
     draws the current side from an independent seed instead.
 
     Returns the :func:`~balance.regression.compare` table; ``frame["moved"].any()`` is the
-    verdict. A baseline metric these rules cannot measure (they lack the table row it reads)
-    is one row saying so, and counts as moved.
+    verdict. A baseline metric these rules cannot measure (they lack the table row it reads,
+    or their values rule it out) is one row saying why, and counts as moved.
     """
     check_alpha(alpha)
     base = read(baseline) if not isinstance(baseline, Snapshot) else baseline
@@ -90,7 +90,7 @@ def format_table(frame: pd.DataFrame, *, only_moved: bool = True, width: int = 5
         name = r.metric + (f" [{r.category}]" if r.category else "")
         if len(name) > width:
             name = name[:width - 1] + "…"
-        if r.unmeasured:    # one side (or both) lacks the table row the metric reads
+        if r.unmeasured:    # one side (or both) cannot measure it: the reason
             test, change = "not measured", "-"
             status = ("GONE: " if r.moved else "") + r.unmeasured
         else:

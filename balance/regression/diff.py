@@ -82,9 +82,9 @@ def compare(base: Rules | str | Path | Snapshot | None = None,
     rules lack the table row it reads: removed, or renamed while the table changed length; or
     their values rule it out: :class:`~balance.regression.rows.Unmeasurable`). Such a metric
     is never measured on something else: its value there is NaN and it counts as moved (it
-    is outside the Holm family), unless neither side can measure it. ``.attrs`` records alpha, fingerprints, seeds and trials. ``only``
-    restricts the comparison to metrics matching some names or patterns
-    (``["mc.*", "death.*"]``).
+    is outside the Holm family), unless neither side can measure it. ``.attrs`` records
+    alpha, fingerprints, seeds and trials. ``only`` restricts the comparison to metrics
+    matching some names or patterns (``["mc.*", "death.*"]``).
 
     >>> import balance as bl
     >>> diff = bl.regression.compare(None, "death_threshold_180", trials=2000)
