@@ -207,3 +207,34 @@ def test_measure_workers_times_a_warm_pool_and_says_what_the_cold_run_did():
     assert w["x_workers"] == pytest.approx(w["seconds_1"] / w["seconds_2"])
     assert w["min_trials"] == int(0.5 / (w["seconds_1"] / w["trials"])) + 1
     bench.montecarlo.shutdown_workers()
+
+
+def test_each_kernel_is_judged_against_its_own_floor_target():
+    """Issue 16 gives the simulators their own ratios to the floor (fights 8x, duels 4x, the
+    campaign 2x); a dice kernel keeps 1.5x. The kernel's line says which target holds."""
+    bench.load_kernels()
+    assert {name: k.x_floor_target for name, k in bench.KERNELS.items()} == {
+        "critical-injury": 1.5, "d20-test": 1.5, "d100-tiers": 1.5, "percentile-duel": 4.0,
+        "gm-fight-4v4": 8.0, "campaign": 2.0}
+    draws = {"trials": 1000, "integers": {100: 1.0}, "uniforms": 0.0, "other": {},
+             "dice_per_trial": 1.0, "calls": 1}
+    row = {"kernel": "percentile-duel", "unit": "duel", "dice_per_trial": 1.0, "draws": draws,
+           "trials": 10, "trials_per_s": 2e6, "floor_trials_per_s": 9e6, "x_floor": 4.5,
+           "python_trials": 10, "python_trials_per_s": 2e4, "x_python": 100.0,
+           "target_rate": 1e5, "x_floor_target": 4.0}
+    ok = dict(row, kernel="campaign", unit="campaign", x_floor=1.9, x_python=49.0,
+              x_floor_target=2.0)
+    text = bench.format_table(dict(_FIGURES, machine=bench.machine(), kernels=[row, ok]))
+    (duel,) = [x for x in text.splitlines() if x.startswith("percentile-duel: ")]
+    (camp,) = [x for x in text.splitlines() if x.startswith("campaign: ")]
+    assert "x floor 4.50 (target <= 4: NOT met), x Python 100 (target >= 50: met)" in duel
+    assert "x floor 1.90 (target <= 2: met), x Python 49 (target >= 50: NOT met)" in camp
+
+
+def test_the_floor_draws_in_chunks_of_the_same_bytes_whatever_the_dtype():
+    """512 KiB a chunk (half an L2 of the benchmark machine): 2^20 values were 8 MB of
+    uniforms or 64-bit numbers, out of cache, and made the floor of the fights and the campaign
+    slower than drawing their dice costs."""
+    assert bench.FLOOR_CHUNK_BYTES == 1 << 19
+    assert [bench.floor_chunk(t) for t in (np.int16, np.int32, np.uint64, np.float64)] == \
+        [1 << 18, 1 << 17, 1 << 16, 1 << 16]

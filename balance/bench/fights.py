@@ -169,4 +169,5 @@ def fair_python_fights(n: int, rnd: random.Random, spec: FightSpec) -> dict[str,
 
 KERNEL = register(Kernel("gm-fight-4v4", _sampler, _python,
                          "GM guide fight: default party vs 4 wolves, level 5, focus the weakest",
-                         unit="fight", trials=1 << 21, python_trials=30_000, target_rate=1e5))
+                         unit="fight", trials=1 << 21, python_trials=30_000, target_rate=1e5,
+                         x_floor_target=8.0))  # issue 16: within 8x of its honest floor

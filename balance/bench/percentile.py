@@ -444,4 +444,4 @@ DUEL_KERNEL = register(Kernel(
     "percentile-duel", _duel_sampler, _python_duels,
     f"duel {DUEL_SKILLS[0]} % vs {DUEL_SKILLS[1]} %: average humans, broadswords, no armour "
     "(percentile rules, combat)", unit="duel", trials=1 << 21, python_trials=60_000,
-    target_rate=1e5))
+    target_rate=1e5, x_floor_target=4.0))  # issue 16: within 4x of its honest floor
