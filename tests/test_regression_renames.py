@@ -236,6 +236,17 @@ def test_a_size_without_a_boss_ratio_leaves_it_unmeasured(base, tmp_path):
           "a huge boss has no base ratio")
 
 
+def _caps_report(tmp_path, lang: str) -> str:
+    """The "what these rules change" page of a variant whose caps forbid the Longsword
+    (``economy.roll_bonus_max = 1``), unescaped; it must build without an error."""
+    variant = write_variant(tmp_path / "caps.toml", {"economy.roll_bonus_max": 1})
+    out = tmp_path / "report"
+    code, _, err = cli("report", "--rules", variant, "--out", out, "--trials", "200",
+                       "--sections", "changes", "--quiet", "--lang", lang)
+    assert (code, err) == (0, ""), err
+    return html.unescape((out / "index.html").read_text(encoding="utf-8"))
+
+
 @pytest.mark.parametrize("lang, expected", [
     ("en", "Not compared: economy.price.longsword is undefined under these rules: the Longsword "
            "(roll bonus +2, 1d8+2) is not a legal weapon (the values of economy rule it out)."),
@@ -247,12 +258,7 @@ def test_a_report_on_caps_that_forbid_the_longsword_says_so_and_compares_the_res
         tmp_path, lang, expected):
     # a bug: the report of such a variant was refused in one line; the guide's Longsword is
     # STR+2 (roll bonus +2), above a roll_bonus_max of 1
-    variant = write_variant(tmp_path / "caps.toml", {"economy.roll_bonus_max": 1})
-    out = tmp_path / "report"
-    code, _, err = cli("report", "--rules", variant, "--out", out, "--trials", "200",
-                       "--sections", "changes", "--quiet", "--lang", lang)
-    assert (code, err) == (0, ""), err
-    page = html.unescape((out / "index.html").read_text(encoding="utf-8"))
+    page = _caps_report(tmp_path, lang)
     assert expected in page, page
     # the greataxe's three dice cost it 2 of roll bonus: -2 is under the caps' -1 as well
     assert "economy.price.greataxe" in page and "economy.price.arm_guard" not in page
@@ -266,11 +272,6 @@ def test_a_report_on_caps_that_forbid_the_longsword_says_so_and_compares_the_res
 ])
 def test_the_key_findings_name_the_metrics_not_compared(tmp_path, lang, expected):
     # "no metric differs significantly" alone hid that the Longsword no longer exists
-    variant = write_variant(tmp_path / "caps.toml", {"economy.roll_bonus_max": 1})
-    out = tmp_path / "report"
-    code, _, err = cli("report", "--rules", variant, "--out", out, "--trials", "200",
-                       "--sections", "changes", "--quiet", "--lang", lang)
-    assert (code, err) == (0, ""), err
-    page = html.unescape((out / "index.html").read_text(encoding="utf-8"))
+    page = _caps_report(tmp_path, lang)
     findings = page[page.index("<ul"):page.index("</ul>")]
     assert expected in findings, findings
