@@ -3,11 +3,11 @@
 For each registered kernel: trials per second through :func:`balance.montecarlo.run`
 (one process), the ratio to the *floor* (numpy drawing exactly the dice the kernel draws,
 counted by :class:`~balance.bench.counting.CountingGenerator` on one block, and counting them
-with ``bincount`` in cache-sized chunks (:data:`FLOOR_CHUNK_BYTES`), nothing else: no engine, no rule) and the speed-up
-over the best plain Python loop applying the same rule (``random.random`` and tables looked
-up once, no numpy inside the loop). Then the exact-dice rows (:mod:`balance.bench.exact`:
-``balance.dice`` against icepool, dyce and plain Python), the peak memory of a 10^8-trial
-critical-injury run (peak RSS of a fresh subprocess: ``VmHWM`` on Linux), the speed-up of 2
+with ``bincount`` in cache-sized chunks (:data:`FLOOR_CHUNK_BYTES`), nothing else: no engine,
+no rule) and the speed-up over the best plain Python loop applying the same rule
+(``random.random`` and tables looked up once, no numpy inside the loop). Then the exact-dice
+rows (:mod:`balance.bench.exact`: ``balance.dice`` against icepool, dyce and plain Python),
+the peak memory of a 10^8-trial critical-injury run (peak RSS of a fresh subprocess: ``VmHWM`` on Linux), the speed-up of 2
 worker processes over 1 (10^9 critical-injury trials, 10^6 fights, warm pool; a run shorter
 than the pool's measured start-up runs in-process, :func:`pays_for_pool`), each followed by
 what the machine itself gave two processes just then (:func:`measure_machine_parallel`: plain
@@ -507,9 +507,10 @@ def format_table(res: dict) -> str:
                      f"{_rate(k['python_trials_per_s']):>15}{k['x_python']:>9,.0f}x"
                      f"{k['trials']:>13,}{k['python_trials']:>10,}")
     t = res["targets"]
-    lines.append(f"(targets: x floor <= each kernel's own (below), x Python >= {t['x_python']:g}; "
-                 f"floor = the dice the kernel draws (counted on one block) drawn in {FLOOR_CHUNK_BYTES >> 10} KiB chunks and "
-                 f"bincounted; Python loop timed on 'Python n' trials and scaled)")
+    lines.append(f"(targets: x floor <= each kernel's own (below), x Python >= "
+                 f"{t['x_python']:g}; floor = the dice the kernel draws (counted on one block) "
+                 f"drawn in {FLOOR_CHUNK_BYTES >> 10} KiB chunks and bincounted; Python loop "
+                 f"timed on 'Python n' trials and scaled)")
     for k in res["kernels"]:
         d = k["draws"]
         line = f"{k['kernel']}: draws per {k['unit']} {_draws_text(d)} " \
