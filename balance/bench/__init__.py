@@ -1,18 +1,19 @@
 """How fast are the Monte Carlo kernels on this machine? ``balance bench``.
 
-For each registered kernel: trials per second through :func:`balance.montecarlo.run`
-(one process), the ratio to the *floor* (numpy drawing exactly the dice the kernel draws,
-counted by :class:`~balance.bench.counting.CountingGenerator` on one block, and counting them
-with ``bincount`` in cache-sized chunks (:data:`FLOOR_CHUNK_BYTES`), nothing else: no engine,
-no rule) and the speed-up over the best plain Python loop applying the same rule
+For each registered kernel: trials per second through :func:`balance.montecarlo.run` (one
+process), the ratio to the *floor* (numpy drawing exactly the dice the kernel draws, counted by
+:class:`~balance.bench.counting.CountingGenerator` on one block, and counting them with
+``bincount`` in cache-sized chunks (:data:`FLOOR_CHUNK_BYTES`), nothing else: no engine, no
+rule) and the speed-up over the best plain Python loop applying the same rule
 (``random.random`` and tables looked up once, no numpy inside the loop). Then the exact-dice
-rows (:mod:`balance.bench.exact`: ``balance.dice`` against icepool, dyce and plain Python),
-the peak memory of a 10^8-trial critical-injury run (peak RSS of a fresh subprocess:
-``VmHWM`` on Linux), the speed-up of 2 worker processes over 1 (10^9 critical-injury trials, 10^6 fights, warm pool; a run shorter
-than the pool's measured start-up runs in-process, :func:`pays_for_pool`), each followed by
-what the machine itself gave two processes just then (:func:`measure_machine_parallel`: plain
-numpy, no engine, so that a shared core shows as the machine's, not the engine's) and the first
-answers of a fresh process (:func:`measure_first_answer`).
+rows (:mod:`balance.bench.exact`: ``balance.dice`` against icepool, dyce and plain Python), the
+peak memory of a 10^8-trial critical-injury run (peak RSS of a fresh subprocess: ``VmHWM`` on
+Linux), the speed-up of 2 worker processes over 1 (10^9 critical-injury trials, 10^6 fights,
+warm pool; a run shorter than the pool's measured start-up runs in-process,
+:func:`pays_for_pool`), each followed by what the machine itself gave two processes just then
+(:func:`measure_machine_parallel`: plain numpy, no engine, so that a shared core shows as the
+machine's, not the engine's) and the first answers of a fresh process
+(:func:`measure_first_answer`).
 
 Kernels register with :func:`register`; other modules add theirs the same way.
 """
