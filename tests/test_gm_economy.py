@@ -26,6 +26,27 @@ def test_guide_price_examples():
     assert E.damage_upgrade_cost("1d6", "1d8") == 20
 
 
+def test_special_effects_are_held_to_the_rules_count():
+    # the guide: one special effect at most, its value set by the GM (may be negative)
+    assert E.weapon_cost(damage="1d6", special=-30) == 60 - 30
+    assert E.weapon_cost(damage="1d6", special=[25]) == 60 + 25
+    assert E.equipment_cost(bonus=1, special=[]) == 20
+    with pytest.raises(ValueError, match=r"2 special effects.*at most 1 \(\[economy\] max_special_effects\)"):
+        E.weapon_cost(damage="1d6", special=[10, 20])
+    with pytest.raises(ValueError, match="at most 1"):
+        E.equipment_cost(special=(5, 5))
+    # a variant allowing two adds both values; one allowing none refuses any
+    two = bl.load_rules().updated({"economy": {"max_special_effects": 2}})
+    assert E.weapon_cost(damage="1d6", special=[10, -5], rules=two) == 60 + 5
+    assert E.equipment_cost(bonus=0, special=[10, 20], rules=two) == 30
+    none = bl.load_rules().updated({"economy": {"max_special_effects": 0}})
+    assert E.equipment_cost(bonus=1, special=0, rules=none) == 20
+    with pytest.raises(ValueError, match="1 special effects, but the rules allow at most 0"):
+        E.equipment_cost(special=15, rules=none)
+    with pytest.raises(ValueError, match="special must be an integer or a list"):
+        E.weapon_cost(special="10")
+
+
 def test_resale_rounds_for_the_merchant():
     assert E.resale_price(200) == 100
     assert E.resale_price(75) == 37

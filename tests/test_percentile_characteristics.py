@@ -209,6 +209,14 @@ def test_casting_checklist():
     assert not P.casting_conditions(dominated=True)["can_cast"]
 
 
+def test_casting_checklist_reads_whether_domination_fails():
+    # [percentile.magic.casting] dominated_fails: the checklist and the casting tiers agree
+    free = bl.load_rules().updated({"percentile": {"magic": {"casting": {"dominated_fails": False}}}})
+    assert P.casting_conditions(dominated=True, rules=free)["can_cast"]
+    assert float(P.casting_tiers(60, dominated=True, rules=free)["success"]) > 0
+    assert not P.casting_conditions(dominated=True, wound="major", rules=free)["can_cast"]
+
+
 # -- variants ----------------------------------------------------------------------------------
 def test_variant_bands_are_validated_and_used():
     base = bl.load_rules()

@@ -9,6 +9,7 @@ with the same dice under the policy ``none``.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 
@@ -47,14 +48,14 @@ def pair(attack, defence):
 
 def run(att, dfn, policies, *, weapon=("6", "Medium"), shield=None, armour=0, dice=None,
         first=0, rounds=1, before=None, first_ap=1, surprise=None, charge=None,
-        second_weapon=("0", "Medium")):
+        second_weapon=("0", "Medium"), rules=None):
     """One group of one duel with fixed dice; returns the group and the results."""
     one = P.combatant(70, weapon=weapon, characteristics={"DEX": 30, "INT": 30},  # +0 dm
                       action_points=first_ap)
     two = P.combatant(50, weapon=second_weapon, shield=shield, armour=armour,
                       characteristics={"CON": 18, "SIZ": 18}, action_points=1)
     spec = P.duel_spec(one, two, max_rounds=rounds, policies=policies, surprise=surprise,
-                       charge=charge)
+                       charge=charge, rules=rules)
     t = K.tables(spec)
     res = K.Results(1, rounds)
     g = K.Group(np.array([0]), first, t)
@@ -207,6 +208,34 @@ def test_surprise_flat_footed_and_the_bonus_effect():
     assert g.hp[1, RIGHT_ARM, 0] == 7 and g.hp[1, CHEST, 0] == 10
 
 
+def test_surprise_without_flat_footing_still_parries():
+    # [percentile.surprise] flat_footed = false: the surprised side parries before its first
+    # turn (the same-size parry blocks the whole blow), but its first hit still gains the bonus
+    # effect: success vs success (0) + 1
+    rules = bl.load_rules().updated({"percentile": {"surprise": {"flat_footed": False}}})
+    g, res, _ = run(10, 10, attacker_only("choose_location", "trip"), surprise="second",
+                    rules=rules)
+    assert g.hp[1, RIGHT_ARM, 0] == 7 and g.hp[1, CHEST, 0] == 10
+    assert int(res.effects[0]) == 1 and g.struck[1, 0]
+
+
+def test_surprise_is_only_initiative_without_flat_footing_or_bonus():
+    # with neither flat-footing nor a bonus effect, surprise is the -10 initiative alone: the
+    # same duels, die for die, as a second fighter 10 initiative slower and not surprised
+    rules = bl.load_rules().updated(
+        {"percentile": {"surprise": {"flat_footed": False, "bonus_effects": 0}}})
+    penalty = bl.load_rules()["percentile"]["combat"]["surprise"]
+    one = P.combatant(60, rules=rules)
+    two = P.combatant(55, rules=rules)
+    slow = dataclasses.replace(two, initiative_bonus=two.initiative_bonus + penalty)
+    surprised = P.duel_sampler(4000, np.random.default_rng(5),
+                               P.duel_spec(one, two, surprise="second", rules=rules))
+    plain = P.duel_sampler(4000, np.random.default_rng(5), P.duel_spec(one, slow, rules=rules))
+    assert penalty < 0 and surprised["wins"][1] > 0
+    for key in ("wins", "kinds", "rounds", "first_serious", "exchanges", "effects", "spent"):
+        assert np.array_equal(np.asarray(surprised[key]), np.asarray(plain[key])), key
+
+
 def test_surprised_side_acting_first_is_ready_again():
     # side 1 surprised but acting first: its turn ends being flat-footed; it attacks, side 0
     # parries with its one A.P., and nobody has A.P. left: one exchange
@@ -305,6 +334,8 @@ CASES = {
                                                   "stun_location", "trip", "disarm"],
                                      "defender": ["arise", "trip", "overextend", "disarm"]},
                                     "default"), surprise="first"),
+    "surprise, not flat-footed": dict(surprise="second", rules=bl.load_rules().updated(
+        {"percentile": {"surprise": {"flat_footed": False}}})),
 }
 
 

@@ -229,6 +229,7 @@ def python_duels(n: int, rnd: random.Random, spec=None) -> dict[str, int]:
     top_size = len(combat["sizes"]["table"]) - 1
     bonus_effects = sec["surprise"]["bonus_effects"]
     surprised = spec.surprised
+    flat_footed = sec["surprise"]["flat_footed"]
 
     def tier(skill: int, roll: int) -> int:
         return python_tier(roll, skill, p)
@@ -257,7 +258,8 @@ def python_duels(n: int, rnd: random.Random, spec=None) -> dict[str, int]:
         stun, prone, lame = [0, 0], [False, False], [False, False]
         shield = [s.shield_size >= 0 for s in sides]
         lost = [0, 0]
-        ready = [surprised != 0, surprised != 1]            # flat-footed until its turn
+        # flat-footed until its turn (when the rules say so)
+        ready = [surprised != 0 or not flat_footed, surprised != 1 or not flat_footed]
         struck = [surprised != 0, surprised != 1]           # the first hit's bonus effect
         charging = list(spec.charging)
         init = [initiative() + s.init + (combat["surprise"] if surprised == i else 0)

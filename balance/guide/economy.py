@@ -45,6 +45,23 @@ def _check_flag(name: str, value: object) -> bool:
     return bool(value)
 
 
+def _special_value(special: object, rules: Rules) -> int:
+    """The price of a weapon's or equipment's special effects: one value (an integer: 0 is
+    none) or one per effect (a sequence), at most ``[economy] max_special_effects`` of them
+    (GM guide, economy: one at most, its value set by the GM, possibly negative)."""
+    most = rules["economy"]["max_special_effects"]
+    values = [special] if isinstance(special, (int, np.integer)) else special
+    if not isinstance(values, (list, tuple)):
+        raise ValueError(f"special must be an integer or a list of integers (one value per "
+                         f"special effect), got {special!r}")
+    values = [check_integer("special", v) for v in values]
+    effects = len(values) - (len(values) == 1 and values[0] == 0)   # a lone 0: none
+    if effects > most:
+        raise ValueError(f"special: {effects} special effects, but the rules allow at most "
+                         f"{most} ([economy] max_special_effects), got {special!r}")
+    return sum(values)
+
+
 def _dice_count(damage: str, rules: Rules) -> tuple[int, int, int]:
     """(number of dice, their total value, constant) of a damage expression."""
     expr = dice.parse(damage)
@@ -167,8 +184,9 @@ def weapon_cost(roll_bonus: int = 0, damage: str = "1d6", damage_bonus: int | No
         ``damage_bonus`` is not given).
     damage_bonus : int, optional
         Bonus to damage.
-    special : int, default 0
-        The GM's value of the one special effect (may be negative).
+    special : int or list of int, default 0
+        The GM's value of the special effect (may be negative; 0: none), or a list of values,
+        one per effect, at most ``[economy] max_special_effects`` (one in the GM guide).
     two_handed : bool, default False
         A two-handed weapon may roll one more die.
     rules : Rules, optional
@@ -184,7 +202,7 @@ def weapon_cost(roll_bonus: int = 0, damage: str = "1d6", damage_bonus: int | No
     ValueError
         A bonus past its cap (the caps lowered by extra dice named: ``roll_bonus with 2 dice must
         be an integer between -3 and 2``), too many dice, a die without a price, a constant given
-        twice, naming the argument.
+        twice, more special effects than ``[economy] max_special_effects``, naming the argument.
 
     Examples
     --------
@@ -195,7 +213,7 @@ def weapon_cost(roll_bonus: int = 0, damage: str = "1d6", damage_bonus: int | No
     120
     """
     rules = resolve(rules)
-    special = check_integer("special", special)
+    special = _special_value(special, rules)
     roll, value, bonus = _weapon_parts(roll_bonus, damage, damage_bonus, two_handed, rules)
     cost = rules["economy"]["point_cost"]
     return roll * cost + value + bonus * cost + special
@@ -208,8 +226,9 @@ def equipment_cost(bonus: int = 0, special: int = 0, *, rules: Rules | None = No
     ----------
     bonus : int, default 0
         The equipment's bonus.
-    special : int, default 0
-        The GM's value of a special effect.
+    special : int or list of int, default 0
+        The GM's value of the special effect (may be negative; 0: none), or a list of values,
+        one per effect, at most ``[economy] max_special_effects`` (one in the GM guide).
     rules : Rules, optional
         Rules to read ``[economy]`` from (default: the bundled rules).
 
@@ -221,7 +240,8 @@ def equipment_cost(bonus: int = 0, special: int = 0, *, rules: Rules | None = No
     Raises
     ------
     ValueError
-        A bonus outside its range, or a special value that is not an integer.
+        A bonus outside its range, a special value that is not an integer, or more special
+        effects than ``[economy] max_special_effects``.
 
     Examples
     --------
@@ -233,7 +253,7 @@ def equipment_cost(bonus: int = 0, special: int = 0, *, rules: Rules | None = No
     e = rules["economy"]
     bonus = check_integer("bonus", bonus, min=e["equipment_bonus_min"],
                           max=e["equipment_bonus_max"])
-    return bonus * e["point_cost"] + check_integer("special", special)
+    return bonus * e["point_cost"] + _special_value(special, rules)
 
 
 def roll_upgrade_cost(from_bonus: int, to_bonus: int, *, damage: str = "1d6",

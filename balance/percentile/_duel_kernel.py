@@ -109,7 +109,8 @@ class Tables:
     hit_spend: tuple     # {mechanic: (S,) bool} blow mechanics the attacker takes
     post: tuple          # {(mechanic, target): (S,) bool} after the blow; target 0 attacker
     post_any: tuple      # (S,) bool: some post mechanic
-    surprised: int       # side flat-footed until its first turn (-1 none)
+    surprised: int       # side surprised (-1 none)
+    flat_footed: bool    # surprise.flat_footed: the surprised side cannot defend before its turn
     charges: tuple       # [side] charges with its first attack
     damage: tuple        # [side] _Roll of raw damage (never below duel.minimum_damage)
     charge_damage: tuple  # [side] _Roll of a charge's raw damage
@@ -230,7 +231,8 @@ def tables(spec) -> Tables:
         parried=tuple(np.tile((defended & parry[1 - a])[orders[a]], _SITUATIONS // 16)
                       for a in (0, 1)),
         **spending,
-        surprised=spec.surprised, charges=tuple(spec.charging),
+        surprised=spec.surprised, flat_footed=bool(sec["surprise"]["flat_footed"]),
+        charges=tuple(spec.charging),
         damage=tuple(_Roll(x.damage, floor_of) for x in f),
         charge_damage=tuple(_Roll(_charge_expr(x), floor_of) for x in f),
         weapon_max=tuple(maximised(x, x.damage_bonus) for x in f),
@@ -519,7 +521,7 @@ def _exchange(g: Group, t: Tables, go: np.ndarray, a: int, rnd: int, res: Result
     d = 1 - a
     ap_d = g.ap[d]
     defends = (ap_d >= t.cost) & (g.stun[d] == 0) & go
-    if t.surprised == d:                    # flat-footed until its first turn
+    if t.surprised == d and t.flat_footed:  # flat-footed until its first turn
         defends &= g.ready[d]
     _spend(ap_d, defends, t.cost)
     combo = g.prone[a].view(np.int8) * np.int8(4)

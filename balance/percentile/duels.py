@@ -85,8 +85,9 @@ def duel_spec(first: Fighter, second: Fighter, *, max_rounds: int | None = None,
         a name of ``[percentile.special_effects.policies]``, a mapping of roles to effect keys,
         or a function); one policy for both sides, or a pair. Default ``"default"``.
     surprise : {"first", "second"}, optional
-        The surprised side: -10 initiative, cannot defend until its first turn, and the first
-        hit against it gains ``[percentile.surprise] bonus_effects`` special effect(s).
+        The surprised side: -10 initiative, cannot defend until its first turn (when
+        ``[percentile.surprise] flat_footed``, the bundled reading), and the first hit against
+        it gains ``[percentile.surprise] bonus_effects`` special effect(s).
     charge : {"first", "second", "both"}, optional
         Side(s) whose first attack is a charge: one grade harder, damage modifier one step up
         (two for a quadruped), weapon size + 1.

@@ -72,7 +72,8 @@ def casting_conditions(*, clear_thought: bool = True, free_hand: bool = True,
     -------
     Series: one boolean per requirement (clear_thought, free_hand, voice, sight),
     ``all_met``, ``grade_steps`` (grades harder from a wound), ``can_cast`` (False when
-    casting automatically fails: a major wound or mental domination). A missing requirement
+    casting automatically fails: a major wound, or mental domination when
+    ``[percentile.magic.casting] dominated_fails``). A missing requirement
     makes casting harder or impossible (the GM decides): ``all_met`` says so.
     """
     magic = section(resolve(rules))["magic"]
@@ -81,7 +82,7 @@ def casting_conditions(*, clear_thought: bool = True, free_hand: bool = True,
     for name, value in given.items():
         if not isinstance(value, (bool, np.bool_)):
             raise ValueError(f"{name} must be True or False, got {value!r}")
-    steps, fails = 0, bool(dominated)
+    steps, fails = 0, bool(dominated) and bool(magic["casting"]["dominated_fails"])
     if wound is not None:
         keys = [row["key"] for row in magic["wounds"]]
         key = check_choice("wound", wound, keys)
