@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from functools import partial
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -454,7 +455,11 @@ def test_bench_json_only():
 
 
 _CTRL_C_SCRIPT = """
-import os, sys, time
+import faulthandler, os, signal, sys, time
+faulthandler.register(signal.SIGUSR1, all_threads=True)   # the test's dump if this hangs
+# Ctrl-C as a terminal delivers it, even when the test runs under a shell that started it in
+# the background (which ignores SIGINT, and children inherit that: it hung 60 s so)
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from balance import montecarlo
 from balance.montecarlo import pool as _mcpool
 from balance.bench import floor_sampler
@@ -495,6 +500,17 @@ def test_ctrl_c_leaves_no_helper_behind(tmp_path):
     assert pids and not any(_gone(pid) for pid in pids)
     time.sleep(0.3)
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+    try:
+        out, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:     # show where it hangs: every thread's stack
+        status = Path(f"/proc/{proc.pid}/status")
+        masks = [x for x in status.read_text().splitlines() if x.startswith("Sig")] \
+            if status.exists() else []
+        proc.send_signal(signal.SIGUSR1)
+        time.sleep(1)
+        proc.kill()
+        out, err = proc.communicate()
+        raise AssertionError(f"no exit 60 s after Ctrl-C; {masks}; stdout {out!r}; "
+                             f"stderr:\n{err}")
     assert "interrupted; helpers alive: []" in out, err
     assert all(_gone(pid) for pid in pids)
