@@ -21,7 +21,24 @@ PLANS = {
     # full treatment only, a fixed rescue, a long campaign
     "full": {"fights": 15, "knockout_chance": 0.35, "arrival": 20, "negative_hp": 3,
              "policy": "full", "hours_between": 48, "cunning": 14},
+    # rules variants: the levels swapped (light removes injuries, full soothes), both
+    # removing; a death threshold above the last row's written high (totals up to it land there)
+    "swapped levels": {"fights": 6, "knockout_chance": 0.4, "hours_between": 30},
+    "both remove": {"fights": 6, "knockout_chance": 0.4, "hours_between": 6},
+    "threshold 180": {"fights": 2, "knockout_chance": 0.8, "arrival": "140+1d20",
+                      "negative_hp": 1},
 }
+VARIANTS = {
+    "swapped levels": {"treatment": {"full": {"removes_injury": False},
+                                     "light": {"removes_injury": True}}},
+    "both remove": {"treatment": {"light": {"removes_injury": True}}},
+}
+
+
+def _rules(name):
+    if name == "threshold 180":
+        return bl.load_rules("death_threshold_180")
+    return bl.load_rules().updated(VARIANTS[name]) if name in VARIANTS else bl.load_rules()
 
 
 def close(p1, p2, se):
@@ -30,7 +47,7 @@ def close(p1, p2, se):
 
 @pytest.mark.parametrize("name", list(PLANS))
 def test_fair_python_twin_draws_the_samplers_distribution(name):
-    rules = bl.load_rules()
+    rules = _rules(name)
     p = bl.campaign.plan(**PLANS[name], rules=rules)
     py = cb.fair_python_campaigns(N_PY, random.Random(5), p, rules)
     vec = bl.campaign.campaign_sampler(N_NP, np.random.default_rng(5), plan=p, rules=rules)
@@ -65,6 +82,23 @@ def test_python_roller_matches_the_exact_distribution(expr):
     assert set(seen) <= set(int(t) for t in exact.totals)
     for t, prob in zip(exact.totals, exact.probabilities):
         assert close(seen.get(int(t), 0) / n, prob, math.sqrt(prob * (1 - prob) / n)), (t, prob)
+
+
+def test_a_level_that_does_not_remove_injuries_only_soothes_them():
+    # full treatment reading removes_injury = false: after one fight where everyone is knocked
+    # out, every survivor still carries its one injury, whatever full treatment's successes
+    rules = bl.load_rules().updated({"treatment": {"full": {"removes_injury": False}}})
+    p = bl.campaign.plan(fights=1, knockout_chance=1.0, arrival=6, negative_hp=1,
+                         policy="full", hours_between=72, rules=rules)
+    out = bl.campaign.campaign_sampler(20_000, np.random.default_rng(3), plan=p, rules=rules)
+    dead = int(out["deaths"][0])
+    assert out["carried"][0].tolist() == [0, 20_000 - dead, dead]
+    # the bundled rules: full treatment removes some
+    bundled = bl.campaign.plan(fights=1, knockout_chance=1.0, arrival=6, negative_hp=1,
+                               policy="full", hours_between=72)
+    base = bl.campaign.campaign_sampler(20_000, np.random.default_rng(3), plan=bundled,
+                                        rules=bl.load_rules())
+    assert base["carried"][0][0] > 0
 
 
 def test_keep_chances_by_hand():

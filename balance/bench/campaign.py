@@ -66,11 +66,13 @@ def _roller(d: Dice, rnd: random.Random) -> Callable[[], int]:
 
 
 def _keep_chances(p: CampaignPlan, rules: Rules) -> tuple[list[float], list[float]]:
-    """Per table row: the chance that an injury outlasts the interval's full attempts, and
-    that its symptoms outlast the light ones (core rules, treating injuries; a d20 test,
-    success iff the die is at most C')."""
+    """Per table row: the chance that an injury outlasts the interval's attempts of the
+    levels that remove injuries, and that its symptoms outlast those of the levels that remove
+    symptoms only (core rules, treating injuries: full and light treatment, as
+    ``removes_injury`` says; a d20 test, success iff the die is at most C')."""
     die = rules["d20"]["die"]
-    keep = []
+    rows = rules["injuries"]["table"]
+    keep = {True: [1.0] * len(rows), False: [1.0] * len(rows)}
     for level in ("full", "light"):
         t = rules["treatment"][level]
         minutes = p.hours_between * 60
@@ -78,9 +80,10 @@ def _keep_chances(p: CampaignPlan, rules: Rules) -> tuple[list[float], list[floa
         attempts = (minutes - t["minutes"]) // t["retry_minutes"] + 1 \
             if tried and minutes >= t["minutes"] else 0
         success = [min(max(p.cunning + row["modifier"] + t["bonus"], 0), die) / die
-                   for row in rules["injuries"]["table"]]
-        keep.append([(1 - s) ** attempts for s in success])
-    return keep[0], keep[1]
+                   for row in rows]
+        removes = bool(t["removes_injury"])
+        keep[removes] = [k * (1 - s) ** attempts for k, s in zip(keep[removes], success)]
+    return keep[True], keep[False]
 
 
 def fair_python_campaigns(n: int, rnd: random.Random, plan: CampaignPlan,
@@ -133,7 +136,9 @@ def fair_python_campaigns(n: int, rnd: random.Random, plan: CampaignPlan,
     loss = inj["hp_loss_per_second"]
     row_of = [0] * threshold  # total -> table row (totals below the first row: never rolled)
     for r, row in enumerate(table):
-        for total in range(row["low"], min(row["high"], threshold - 1) + 1):
+        # the last row runs up to the death threshold, whatever its written high
+        high = threshold - 1 if r == len(table) - 1 else min(row["high"], threshold - 1)
+        for total in range(row["low"], high + 1):
             row_of[total] = r
     keep_full, keep_light = _keep_chances(plan, rules)
     full, light = any(k < 1 for k in keep_full), any(k < 1 for k in keep_light)

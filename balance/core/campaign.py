@@ -72,7 +72,7 @@ def plan(fights: int = 10, knockout_chance: float = 0.25, *, negative_hp="1d6",
         Hours of treatment between fights (0..8,760).
     policy : {"both", "full", "light", "none"}, default "both"
         Which treatment attempts are made: full ones (remove the injury), light ones (remove
-        symptoms only), both or none.
+        symptoms only; each level as its ``[treatment.*] removes_injury`` says), both or none.
     start_wounds : int, default 0
         Unhealed injuries carried into the first fight (0..50).
     rules : Rules, optional
@@ -108,18 +108,25 @@ def plan(fights: int = 10, knockout_chance: float = 0.25, *, negative_hp="1d6",
     )
 
 
-def _attempt_chances(p: CampaignPlan, rules: Rules) -> tuple[np.ndarray, np.ndarray, int, int]:
-    """Per-row success chance of one full and one light attempt, and attempts per interval."""
+def _survival(p: CampaignPlan, rules: Rules) -> tuple[np.ndarray, bool, np.ndarray, bool]:
+    """Per table row, the chance that an injury outlasts the interval's attempts of the levels
+    that remove it (``[treatment.*] removes_injury``; full treatment in the core rules), and
+    that its symptoms outlast those of the levels that remove symptoms only (light treatment);
+    each with whether any such attempt is made. The levels the policy uses get the attempts
+    that end within the interval."""
     mods = injuries.injury_table(rules=rules)["modifier"].to_numpy()
-    treat = rules["treatment"]
-    full = d20.success_chance(p.cunning + mods + treat["full"]["bonus"], rules=rules)
-    light = d20.success_chance(p.cunning + mods + treat["light"]["bonus"], rules=rules)
     minutes = p.hours_between * 60
-    n_full = int(attempts_within(minutes, "full", rules=rules)) \
-        if p.policy in ("both", "full") else 0
-    n_light = int(attempts_within(minutes, "light", rules=rules)) \
-        if p.policy in ("both", "light") else 0
-    return np.atleast_1d(full), np.atleast_1d(light), n_full, n_light
+    keep = {True: np.ones(mods.size), False: np.ones(mods.size)}
+    tried = {True: False, False: False}
+    for level in ("full", "light"):
+        row = rules["treatment"][level]
+        tries = int(attempts_within(minutes, level, rules=rules)) \
+            if p.policy in ("both", level) else 0
+        chance = np.atleast_1d(d20.success_chance(p.cunning + mods + row["bonus"], rules=rules))
+        removes = bool(row["removes_injury"])
+        keep[removes] = keep[removes] * (1 - chance) ** tries
+        tried[removes] = tried[removes] or tries > 0
+    return keep[True], tried[True], keep[False], tried[False]
 
 
 def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,
@@ -172,7 +179,7 @@ def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,
     rows = len(inj["table"])
     F = plan.fights
     slots = F + plan.start_wounds
-    full_p, light_p, n_full, n_light = _attempt_chances(plan, rules)
+    keep_injury, removing, keep_symptoms, soothing = _survival(plan, rules)
     # The injuries living characters carry, one integer each in (character, slot) order, the
     # order in which the treatment draws go to them: character, slot (its first empty one when
     # it was taken), table row, symptomatic bit. The dice are drawn here with numpy; the
@@ -185,8 +192,8 @@ def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,
     # the chance that an injury of each row survives the interval's attempts, looked up by
     # the low bits, (row << 1) | symptomatic
     keep_full, keep_symptom = (
-        np.repeat(np.pad((1 - chance) ** tries, (0, (1 << row_bits) - rows), constant_values=1), 2)
-        for chance, tries in ((full_p, n_full), (light_p, n_light)))
+        np.repeat(np.pad(keep, (0, (1 << row_bits) - rows), constant_values=1), 2)
+        for keep in (keep_injury, keep_symptoms))
     # int32 keys when they fit: half the bytes to move
     key: type[np.signedinteger] = np.int32 if (n + 1) << owner_shift < 2**31 else np.int64
     held = (((np.arange(n, dtype=np.int64)[:, None] << sbits)
@@ -219,14 +226,14 @@ def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,
         held = loop.after_fight(held, size, who, wounds, code, rows, count, slot_shift,
                                 owner_shift, (1 << sbits) - 1)
         # treatment interval after the fight: one draw per injury a living character carries
-        if n_full:
+        if removing:
             held, sore = loop.treated(held, count, rng.random(held.size), keep_full, low,
                                       owner_shift)
         else:
             sore = int(np.count_nonzero(held & 1))
-        u = rng.random(sore) if n_light else nothing
+        u = rng.random(sore) if soothing else nothing
         carried[f, :slots + 1], symptoms[f] = loop.soothe_and_count(
-            held, u, keep_symptom, low, n_light > 0, owner_shift, living.size, slots)
+            held, u, keep_symptom, low, soothing, owner_shift, living.size, slots)
         carried[f, slots + 1] = n - living.size
     return {"deaths": deaths, "carried": carried, "ko_by_wounds": ko_by_wounds,
             "symptomatic": symptoms}
@@ -256,7 +263,7 @@ def simulate(fights: int = 10, knockout_chance: float = 0.25, *, negative_hp="1d
         Hours of treatment between fights (0..8,760).
     policy : {"both", "full", "light", "none"}, default "both"
         Which treatment attempts are made: full ones (remove the injury), light ones (remove
-        symptoms only), both or none.
+        symptoms only; each level as its ``[treatment.*] removes_injury`` says), both or none.
     start_wounds : int, default 0
         Unhealed injuries carried into the first fight (0..50).
     trials : int, default 1,000,000
