@@ -163,6 +163,21 @@ def test_rest_needed():
     assert rest.rest_needed(10, -4)["days"].iloc[0] == np.inf
 
 
+@pytest.mark.parametrize("cap, window", [(12, 24), (12, 48), (6, 30), (12, 12), (1, 100)])
+def test_rest_needed_days_follow_the_cap_window(cap, window):
+    # the oracle: rest every hour from hour 0 and let counted_hours say which hours count; the
+    # days are those until the last needed hour has counted
+    rules = bl.load_rules().updated({"rest": {"max_hours_per_day": cap, "window_hours": window}})
+    score = 15
+    counted = rest.counted_hours([(t, 1, score) for t in range(7000)], rules=rules)
+    done = np.cumsum(counted)
+    for missing in (1, 150, 180, 181, 400, 900):
+        hours = -(-missing // score)
+        finished = int(np.searchsorted(done, hours)) + 1       # hours since the first began
+        row = rest.rest_needed(missing, score, rules=rules).iloc[0]
+        assert (row["hours"], row["days"]) == (hours, -(-finished // 24)), (missing, row)
+
+
 # -- segment forms and bad input ------------------------------------------------------------------
 
 def test_segment_forms_agree():

@@ -39,6 +39,9 @@ from ..rules import Rules, resolve
 __all__ = ["Segment", "rest_score", "score_breakdown", "quick_score", "counted_hours",
            "regeneration", "rest_log", "rest_needed"]
 
+#: hours in a day, to state a rest's length in days (a unit, not a rule)
+HOURS_PER_DAY = 24
+
 _MAX_HOURS = 1_000_000
 _SCORE_ARGS = ("thirst", "hunger", "sleep_hours", "comfort", "armour_on", "armour_keeps_comfort",
                "modifiers")
@@ -458,8 +461,12 @@ def rest_needed(missing: ArrayLike, score: ArrayLike, *,
                 rules: Rules | None = None) -> pd.DataFrame:
     """Counted hours and days of rest to regain ``missing`` HP/Flux at a ``score`` (core rules, rest).
 
-    ``hours = ceil(missing / score)``; ``days = ceil(hours / 12)`` (one capped rest a day).
-    A score of 0 or less never gets there: ``inf``. Broadcasts; one row per combination.
+    ``hours = ceil(missing / score)`` counted hours, rested as early as the cap lets them count
+    (``[rest] max_hours_per_day`` = 12 in any ``window_hours`` = 24): ``k = ceil(hours / 12)``
+    capped rests, a window apart, so the last one ends ``hours + (k - 1) x (24 - 12)`` hours
+    after the first starts; ``days`` = that in days, rounded up (bundled rules:
+    ``ceil(hours / 12)``, one capped rest a day). A score of 0 or less never gets there: ``inf``.
+    Broadcasts; one row per combination.
 
     Parameters
     ----------
@@ -495,6 +502,10 @@ def rest_needed(missing: ArrayLike, score: ArrayLike, *,
     per_hour = np.maximum(s, rest["min_score"])
     hours = np.divide(m, per_hour, out=np.full(m.shape, np.inf), where=per_hour > 0)
     hours = np.where(m == 0, 0.0, np.ceil(hours))
-    days = np.ceil(hours / rest["max_hours_per_day"])
+    cap, window = rest["max_hours_per_day"], rest["window_hours"]
+    rests = np.ceil(hours / cap)
+    # the rules hold the window at least as long as the cap (invariant window_holds_cap)
+    elapsed = hours + np.maximum(rests - 1, 0) * (window - cap)
+    days = np.ceil(elapsed / HOURS_PER_DAY)
     return pd.DataFrame({"missing": m.ravel(), "score": s.ravel(), "hours": hours.ravel(),
                          "days": days.ravel()})
