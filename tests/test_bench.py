@@ -1,12 +1,18 @@
 """The benchmark's plain-Python references apply the same rule as the kernels they time:
 their counts agree with the exact distributions (5 standard errors, fixed seeds)."""
+import itertools
+import json
 import os
 import random
+from functools import partial
 
 import numpy as np
+import pytest
 
 import balance as bl
 from balance import bench
+from balance.bench import counting, exact
+from balance.cli import bench as bench_cli
 
 
 def _agree(counts, probs):
@@ -22,6 +28,16 @@ def test_plain_python_critical_injury_is_the_rule():
     _agree(counts, exact)
 
 
+@pytest.mark.parametrize("change", [{"hp_loss_per_second": 1}, {"automatic_death_seconds": 30}])
+def test_plain_python_critical_injury_reads_the_rules(change, monkeypatch):
+    rules = bl.load_rules().updated({"injuries": change})
+    monkeypatch.setattr(bl.rules, "resolve", lambda r=None: rules)
+    counts = bench._injury_python(100_000, random.Random(3))
+    monkeypatch.undo()
+    exact = bl.injuries.injury_distribution(**bench.INJURY, rules=rules)["probability"]
+    _agree(counts, exact)
+
+
 def test_plain_python_d20_test_is_the_rule():
     counts = bench._d20_python(100_000, random.Random(4))
     exact = bl.d20.test_points(bench.D20["characteristic"], bench.D20["modifier"])
@@ -29,14 +45,6 @@ def test_plain_python_d20_test_is_the_rule():
 
 
 # --- the counted floor, --json, the in-process fallback (issue 16) --------------------------
-import itertools
-import json
-from functools import partial
-
-import pytest
-
-from balance.bench import counting, exact
-from balance.cli import bench as bench_cli
 
 
 def _known(n, rng):

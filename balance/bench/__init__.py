@@ -122,9 +122,13 @@ def _injury_python(n: int, rnd: random.Random) -> list[int]:
     inj = resolve(None)["injuries"]
     lows = [row["low"] for row in inj["table"]]
     die, threshold = inj["die"], inj["death_threshold"]
-    k = (INJURY["wounds"] + 1) * (INJURY["seconds"] + INJURY["negative_hp"])
+    seconds = INJURY["seconds"]
+    # (wounds + 1) x (seconds + negative HP), the HP lost while dying counted too
+    k = (INJURY["wounds"] + 1) * (seconds + INJURY["negative_hp"]
+                                  + inj["hp_loss_per_second"] * seconds)
+    dead = seconds >= inj["automatic_death_seconds"]
     # the row of each face, looked up once: the loop draws and counts, nothing else
-    row = [-1 if face + k >= threshold else bisect_right(lows, face + k) - 1
+    row = [-1 if dead or face + k >= threshold else bisect_right(lows, face + k) - 1
            for face in range(1, die + 1)]
     counts = [0] * (len(lows) + 1)
     draw = rnd.random
