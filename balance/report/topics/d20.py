@@ -24,5 +24,5 @@ def render(results: dict, ctx: Context):
     plots.d20_success(results["table"], ax=left, lang=ctx.lang)
     plots.sp_distribution(results["table"], ax=right, lang=ctx.lang)
     return make_section(ctx, KEY, title="sec_d20", text_key="sec_d20_text",
-                        rules_sections=RULES_SECTIONS,
+                        text_fields={"die": ctx.rules["d20"]["die"]}, rules_sections=RULES_SECTIONS,
                         figures=(figure_from_axes(f"{KEY}_tests", left, ctx.t("d20_title"), lang=ctx.lang),))

@@ -34,7 +34,9 @@ def render(results: dict, ctx: Context):
     best = best.rename(columns={"psychology": ctx.t("col_psychology"),
                                 "ask": ctx.t("col_best_ask"), **outcomes,
                                 "expected_change": ctx.t("expected_change")})
+    neg = ctx.rules["negotiation"]
     return make_section(ctx, KEY, title="sec_negotiation", text_key="sec_negotiation_text",
-                        rules_sections=RULES_SECTIONS,
+                        text_fields={"partial": neg["partial_divisor"],
+                                     "full": neg["full_divisor"]}, rules_sections=RULES_SECTIONS,
                         figures=(figure_from_axes(f"{KEY}_curves", ax, ctx.t("negotiation_title"), lang=ctx.lang),),
                         tables=(Table(f"{KEY}_best", best.reset_index(drop=True)),))

@@ -34,9 +34,14 @@ def render(results: dict, ctx: Context):
         ctx.t("expected_change"): table["expected_change"].map(lambda x: fmt_percent(x, lang=lang)),
         ctx.t("col_best_ask"): table["best_ask"].map(
             lambda a: "" if pd.isna(a) else decimal(a, lang=lang))})
+    buying = ctx.rules["economy"]["negotiation"]
     return make_section(ctx, KEY, title="sec_negotiation_rules",
                         text_key="sec_negotiation_rules_text",
-                        text_fields={"difficulty": DIFFICULTY, "price": PRICE},
+                        text_fields={"difficulty": DIFFICULTY, "price": PRICE,
+                                     "success": buying["buy_success_percent"],
+                                     "critical": buying["buy_critical_percent"],
+                                     "critical_face": ctx.rules["guide"]["checks"][
+                                         "critical_success"]},
                         rules_sections=RULES_SECTIONS,
                         figures=(figure_from_axes(f"{KEY}_compare", ax, ctx.t("compare_title"), lang=ctx.lang),),
                         tables=(Table(f"{KEY}_table", shown),))

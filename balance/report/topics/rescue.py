@@ -38,7 +38,7 @@ def render(results: dict, ctx: Context):
     cap = ctx.t("rescue_caption", title=ctx.t("rescue_title"), negative_hp=CURVE["negative_hp"])
     sim = results["scenario"]
     death = sim.extra["death"]
-    kinds = {"roll": ctx.t("death_roll"), "automatic": ctx.t("death_automatic"),
+    kinds = {"roll": ctx.t("death_roll"), "automatic": ctx.t("death_automatic", seconds=wall),
              "total": ctx.t("death_total")}
     shown = pd.DataFrame({
         ctx.t("wounds"): death["wounds"], ctx.t("death_kind"): death["death"].map(kinds),

@@ -25,6 +25,13 @@ def _hours(h: float, lang: str = "en") -> str:
     return "∞" if not np.isfinite(h) else f"{decimal(h, 1, lang)} h"
 
 
+def _apart(minutes: int, lang: str = "en") -> str:
+    """The time between two attempts: 60 -> "1 h", 90 -> "1.5 h", 30 -> "30 min"."""
+    if minutes < 60:
+        return f"{minutes} min"
+    return f"{minutes // 60} h" if minutes % 60 == 0 else f"{decimal(minutes / 60, 1, lang)} h"
+
+
 def render(results: dict, ctx: Context):
     cure = results["cure"]
     fig = Figure(figsize=(10, 7), layout="constrained")
@@ -44,8 +51,12 @@ def render(results: dict, ctx: Context):
                              aggfunc="first", sort=False)
     wide.index.names = [ctx.t("col_level"), ctx.t("col_modifier")]
     wide.columns.name = ctx.t("cunning")
+    treat = ctx.rules["treatment"]
+    fields = {f"{level}_{what}": value for level in ("light", "full") for what, value in (
+        ("bonus", f"{treat[level]['bonus']:+d}"),
+        ("every", _apart(treat[level]["retry_minutes"], ctx.lang)))}
     return make_section(ctx, KEY, title="sec_treatment", text_key="sec_treatment_text",
-                        rules_sections=RULES_SECTIONS,
+                        text_fields=fields, rules_sections=RULES_SECTIONS,
                         figures=(figure_from_axes(f"{KEY}_curves", axs, ctx.t("sec_treatment"), lang=ctx.lang),),
                         tables=(Table(f"{KEY}_table", wide, f"{ctx.t('cure_chance')} / "
                                       f"{ctx.t('expected_hours')}"),))

@@ -1,0 +1,49 @@
+"""The report's section texts state the rules they ran on: a variant's numbers, never the bundled
+ones written into a label (each text checked in English and French, under a variant)."""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+import balance as bl
+from balance.report.topics import d20, negotiation, negotiation_rules, rescue, treatment
+from balance.report.topics._base import Context
+
+SETTINGS = SimpleNamespace(trials=200, seed=1, workers=1)
+CASES = {
+    "d20": (d20, {"d20": {"die": 30}}, {"en": ["1d30"], "fr": ["1d30"]}, ["1d20"]),
+    "treatment": (treatment, {"treatment": {"light": {"bonus": 5, "retry_minutes": 30},
+                                            "full": {"retry_minutes": 720}}},
+                  {"en": ["light treatment +5, attempts 30 min apart",
+                          "full treatment +0, attempts 12 h apart"],
+                   "fr": ["soin léger +5, tentatives espacées de 30 min",
+                          "soin complet +0, tentatives espacées de 12 h"]},
+                  ["+2", "per hour", "par heure"]),
+    "negotiation": (negotiation, {"negotiation": {"partial_divisor": 5, "full_divisor": 3}},
+                    {"en": ["S.P. < X/5 unchanged", "S.P. >= X/3 by X %"],
+                     "fr": ["P.R. < X/5 inchangé", "P.R. >= X/3 de X %"]}, ["X/4", "X/2"]),
+    "negotiation_rules": (negotiation_rules, {"economy": {"negotiation": {
+        "buy_success_percent": 80, "buy_critical_percent": 40}}},
+        {"en": ["success 80 %, natural 20 40 %"], "fr": ["réussite 80 %, 20 naturel 40 %"]},
+        ["75 %", "50 %"]),
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+@pytest.mark.parametrize("name", list(CASES))
+def test_section_text_states_the_variant(name, lang):
+    topic, change, wanted, bundled = CASES[name]
+    rules = bl.load_rules().updated(change)
+    section = topic.render(topic.compute(rules, SETTINGS), Context(rules, SETTINGS, lang))
+    for words in wanted[lang]:
+        assert words in section.text, (words, section.text)
+    for words in bundled:
+        assert words not in section.text, (words, section.text)
+
+
+def test_rescue_table_states_the_variant_automatic_death():
+    rules = bl.load_rules().updated({"injuries": {"automatic_death_seconds": 100}})
+    section = rescue.render(rescue.compute(rules, SETTINGS), Context(rules, SETTINGS, "en"))
+    cells = " ".join(" ".join(map(str, t.frame.to_numpy().ravel())) for t in section.tables)
+    assert "automatic (100 s)" in cells and "175" not in cells
