@@ -47,3 +47,28 @@ def test_rescue_table_states_the_variant_automatic_death():
     section = rescue.render(rescue.compute(rules, SETTINGS), Context(rules, SETTINGS, "en"))
     cells = " ".join(" ".join(map(str, t.frame.to_numpy().ravel())) for t in section.tables)
     assert "automatic (100 s)" in cells and "175" not in cells
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_the_appendix_states_the_variant(lang):
+    from balance.report.topics import assumptions
+    from balance.report.readings import readings
+    rules = bl.load_rules().updated({"rest": {"max_hours_per_day": 8, "window_hours": 48},
+                                     "fights": {"max_rounds": 40}})
+    section = assumptions.render(assumptions.compute(rules, SETTINGS),
+                                 Context(rules, SETTINGS, lang))
+    shown, notes = (t.frame for t in section.tables)
+    text = " ".join(shown.iloc[:, 1])
+    assert ("8 counted hours in any 48 h" if lang == "en" else "8 heures comptées sur 48 h") in text
+    # a value the variant sets is no longer an assumption: no note written for the bundled one
+    keys = set(notes.iloc[:, 0])
+    assert "fights.max_rounds" not in keys and "fights.seconds_per_round" in keys
+    # a shipped note shown for another value says which value it was written for
+    from balance.report.readings import assumed_note
+    prefix = {"en": "Written for the bundled value (100): ",
+              "fr": "Écrit pour la valeur d'origine (100) : "}[lang]
+    assert assumed_note("fights.max_rounds", "", lang, None, 100).startswith(prefix)
+    assert not assumed_note("fights.max_rounds", "", lang).startswith(prefix)
+    # every field of every reading is filled, for the bundled rules and the variant
+    for r in (None, rules):
+        assert not any("{" in row["text"] for row in readings(lang, r))

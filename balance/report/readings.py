@@ -10,12 +10,14 @@ assumptions" lists them, generated from the data.
 """
 from __future__ import annotations
 
+import re
 import tomllib
 from functools import lru_cache
 from importlib import resources
 from typing import Any
 
 from ..labels import check_lang, cite, section_name
+from ..rules import Rules, resolve
 
 __all__ = ["readings", "assumed_note", "data"]
 
@@ -27,21 +29,39 @@ def data() -> dict[str, Any]:
     return tomllib.loads(raw)
 
 
-def readings(lang: str = "en") -> list[dict[str, Any]]:
+#: ``{rules.key}`` in a reading's text: the value of that key in the rules in effect
+_FIELD = re.compile(r"\{([a-z_][a-z0-9_.]*)\}")
+
+
+def _shown(value: object) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def readings(lang: str = "en", rules: Rules | None = None) -> list[dict[str, Any]]:
     """Every reading: ``section`` (``"1.2"``), ``where`` (the document and section, in
-    ``lang``), ``text`` (in ``lang``) and ``rules`` (the rules-data keys that set it)."""
+    ``lang``), ``text`` (in ``lang``, its ``{key}`` fields filled from ``rules``, default the
+    bundled ones) and ``rules`` (the rules-data keys that set it)."""
     lang = check_lang(lang)
+    rules = resolve(rules)
+    fill = lambda m: _shown(rules.get(m.group(1)))  # noqa: E731
     return [{"section": r["section"], "where": section_name(r["section"], lang),
-             "text": r.get(lang) or r["en"], "rules": tuple(r.get("rules", ()))}
+             "text": _FIELD.sub(fill, r.get(lang) or r["en"]), "rules": tuple(r.get("rules", ()))}
             for r in data()["reading"]]
 
 
-def assumed_note(key: str, note: str, lang: str = "en", bundled: str | None = None) -> str:
+def assumed_note(key: str, note: str, lang: str = "en", bundled: str | None = None,
+                 changed_from: object = None) -> str:
     """The reader's note of the assumed value ``key`` in ``lang``: the shipped translation
     when the key is a bundled one and ``note`` is the bundled rules' note (``bundled``; None:
     not checked), else the rules data's own ``note`` (a variant's) with its references written
-    as document and section (:func:`balance.labels.cite`)."""
+    as document and section (:func:`balance.labels.cite`). A shipped note is written for the
+    bundled value: ``changed_from`` (the bundled value, when the rules in effect set another)
+    says so before it."""
+    lang = check_lang(lang)
     entry = data()["assumed"].get(key)
     if entry is not None and (bundled is None or note == bundled):
-        return entry.get(check_lang(lang)) or entry["en"]
+        text = entry.get(lang) or entry["en"]
+        if changed_from is None:
+            return text
+        return data()["changed"][lang].format(value=_shown(changed_from)) + text
     return cite(str(note), lang)

@@ -26,18 +26,24 @@ def _value(rules: Rules, key: str, ctx: Context) -> str:
 
 
 def render(results: dict, ctx: Context):
-    rows = readings(ctx.lang)
+    rows = readings(ctx.lang, ctx.rules)
     shown = pd.DataFrame({
         ctx.t("col_rule"): [r["where"] for r in rows],
         ctx.t("col_reading"): [r["text"] for r in rows],
         ctx.t("col_set_by"): ["; ".join(f"{k} = {_value(ctx.rules, k, ctx)}" for k in r["rules"])
                               for r in rows]})
     frame = results["assumptions"]
-    bundled = dict(zip(*default_rules().assumptions[["key", "note"]].T.to_numpy()))
+    base = default_rules()
+    bundled = dict(zip(*base.assumptions[["key", "note"]].T.to_numpy()))
+
+    def changed_from(key: str) -> object:   # the bundled value, when the rules set another
+        was = base.get(key, None)
+        return None if was is None or ctx.rules.get(key, None) == was else _value(base, key, ctx)
+
     assumed = pd.DataFrame({
         ctx.t("col_key"): frame["key"],
         ctx.t("col_value"): [_value(ctx.rules, k, ctx) for k in frame["key"]],
-        ctx.t("col_note"): [assumed_note(k, n, ctx.lang, bundled.get(k))
+        ctx.t("col_note"): [assumed_note(k, n, ctx.lang, bundled.get(k), changed_from(k))
                             for k, n in zip(frame["key"], frame["note"])]})
     return make_section(ctx, KEY, title="sec_assumptions", text_key="sec_assumptions_text",
                         tables=(Table(f"{KEY}_readings", shown, ctx.t("readings_table")),
