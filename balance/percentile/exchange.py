@@ -3,7 +3,9 @@
 :func:`exchange` is pure: the simulator draws the dice, tests feed fixed ones. Policies the
 document leaves open (stated in the docs, how-to/percentile.md, "Duels: what the simulator does"):
 
-- skills over 100: the over-100 rule between attack and defence when the defender rolls;
+- skills over 100: the over-100 rule between attack and defence when the defender rolls (not
+  between the attack and the Endurance roll, which is compared with the attack tier as rolled:
+  our reading, stated in the report's appendix);
 - special effects (count = differential roll): this function spends them as the policy
   ``"legacy"`` does (an attacker whose blow lands takes *choose location*, the location with
   the fewest hit points + armour left, vital ones first on a tie, and after a critical *bypass
