@@ -23,10 +23,11 @@ CASES = {
     "negotiation": (negotiation, {"negotiation": {"partial_divisor": 5, "full_divisor": 3}},
                     {"en": ["S.P. < X/5 unchanged", "S.P. >= X/3 by X %"],
                      "fr": ["P.R. < X/5 inchangé", "P.R. >= X/3 de X %"]}, ["X/4", "X/2"]),
-    "negotiation_rules": (negotiation_rules, {"economy": {"negotiation": {
+    "negotiation_rules": (negotiation_rules, {"economy": {"currency": "gp", "negotiation": {
         "buy_success_percent": 80, "buy_critical_percent": 40}}},
-        {"en": ["success 80 %, natural 20 40 %"], "fr": ["réussite 80 %, 20 naturel 40 %"]},
-        ["75 %", "50 %"]),
+        {"en": ["success 80 %, natural 20 40 %", "price 200 gp"],
+         "fr": ["réussite 80 %, 20 naturel 40 %", "prix 200 gp"]},
+        ["75 %", "50 %", "NX"]),
 }
 
 

@@ -20,8 +20,6 @@ PACKAGE = Path(balance.__file__).parent
 INFORMATIVE = {
     ("gm_guide.toml", "fights.damage_types"):
         "the guide's damage types, listed for readers: creature sheets accept any type",
-    ("gm_guide.toml", "economy.currency"):
-        "the currency's name; prices are printed in NX, the guide's currency",
 }
 
 

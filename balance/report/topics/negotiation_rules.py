@@ -38,6 +38,7 @@ def render(results: dict, ctx: Context):
     return make_section(ctx, KEY, title="sec_negotiation_rules",
                         text_key="sec_negotiation_rules_text",
                         text_fields={"difficulty": DIFFICULTY, "price": PRICE,
+                                     "currency": ctx.rules["economy"]["currency"],
                                      "success": buying["buy_success_percent"],
                                      "critical": buying["buy_critical_percent"],
                                      "critical_face": ctx.rules["guide"]["checks"][
