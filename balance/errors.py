@@ -21,6 +21,7 @@ __all__ = [
     "check_number_array",
     "check_choice",
     "did_you_mean",
+    "shown",
 ]
 
 
@@ -38,6 +39,19 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """Return ``" (did you mean 'x'?)"`` when a close match exists, else ``""``."""
     close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1, cutoff=0.6)
     return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def shown(value: object, width: int = 60) -> str:
+    """``repr(value)`` for a one-line message, cut to ``width`` characters; a list or tuple of
+    more than 8 values is named by its length, without writing it out first.
+
+    >>> shown("2d6" * 40, 20), shown([0] * 10**6)
+    ("'2d62d62d62d62d6...", 'list of 1,000,000 values')
+    """
+    if isinstance(value, (list, tuple)) and len(value) > 8:
+        return f"{type(value).__name__} of {len(value):,} values"
+    text = repr(value)
+    return text if len(text) <= width else text[:width - 3] + "..."
 
 
 def _range_text(min: float | None, max: float | None) -> str:

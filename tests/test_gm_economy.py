@@ -45,6 +45,9 @@ def test_special_effects_are_held_to_the_rules_count():
         E.equipment_cost(special=15, rules=none)
     with pytest.raises(ValueError, match="special must be an integer or a list"):
         E.weapon_cost(special="10")
+    # a list of any length is refused by its length, before its values are read
+    with pytest.raises(ValueError, match=r"^special: 10000000 special effects.*got list of 10,000,000 values$"):
+        E.weapon_cost(special=[0] * 10**7)
 
 
 def test_resale_rounds_for_the_merchant():

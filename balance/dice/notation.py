@@ -7,11 +7,12 @@ What an expression may hold, and in what order its modifiers come, is written in
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import lru_cache, partial
 
 import numpy as np
 
 from ..budgets import MAX_CONSTANT, MAX_DICE, MAX_FACES
+from ..errors import shown
 from .expressions import Dice
 from .pools import Pool
 
@@ -22,12 +23,8 @@ _POOL = re.compile(r"^(\d*)[dD](\d+)(.+)$")
 _MODIFIER = re.compile(r"(rr|r)(\d+)|(!)|(kh|kl|dh|dl|k)(\d*)")
 _MODIFIERS_HELP = ("rN reroll once, rrN reroll until above N, ! explode, khK klK keep, "
                    "dhK dlK drop")
-
-
-def _shown(expr: object) -> str:
-    """``repr(expr)``, cut to 40 characters for a one-line message."""
-    text = repr(expr)
-    return text if len(text) <= 40 else text[:37] + "..."
+#: an expression in a message, cut to 40 characters
+_shown = partial(shown, width=40)
 
 
 @lru_cache(maxsize=512)

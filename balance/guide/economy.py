@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .. import dice
-from ..errors import check_choice, check_integer
+from ..errors import check_choice, check_integer, shown
 from ..rules import Rules, resolve
 
 __all__ = ["weapon_cost", "damage_cost", "equipment_cost", "roll_upgrade_cost",
@@ -54,12 +54,13 @@ def _special_value(special: object, rules: Rules) -> int:
     if not isinstance(values, (list, tuple)):
         raise ValueError(f"special must be an integer or a list of integers (one value per "
                          f"special effect), got {special!r}")
-    values = [check_integer("special", v) for v in values]
-    effects = len(values) - (len(values) == 1 and values[0] == 0)   # a lone 0: none
+    # counted before the values are read: a list of any length is refused at once
+    effects = len(values) - (isinstance(special, (int, np.integer)) and special == 0)  # 0: none
     if effects > most:
         raise ValueError(f"special: {effects} special effects, but the rules allow at most "
-                         f"{most} ([economy] max_special_effects), got {special!r}")
-    return sum(values)
+                         f"{most} ([economy] max_special_effects), got {shown(special)}")
+    return sum(check_integer("special", v) for v in values)
+
 
 
 def _dice_count(damage: str, rules: Rules) -> tuple[int, int, int]:

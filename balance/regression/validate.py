@@ -33,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import shown
 from .metrics import Metric
 
 __all__ = ["SnapshotError", "MAX_BYTES", "MAX_DEPTH", "MAX_DIGITS", "load", "digest",
@@ -92,10 +93,6 @@ class _Literal:
         return self.text
 
 
-def _show(value: object, width: int = 60) -> str:
-    text = repr(value)
-    return text if len(text) <= width else text[:width - 3] + "..."
-
 
 # ---------------------------------------------------------------------------- reading
 
@@ -148,7 +145,7 @@ def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
     out: dict = {}
     for key, value in pairs:
         if key in out:
-            raise SnapshotError(f"malformed snapshot (key {_show(key)} appears twice in one "
+            raise SnapshotError(f"malformed snapshot (key {shown(key)} appears twice in one "
                                 "table)")
         out[key] = value
     return out
@@ -177,7 +174,7 @@ def _fail(where: str, field: str, text: str) -> SnapshotError:
 def _int(where: str, field: str, value: object, low: int, high: int) -> int:
     if type(value) is not int or not low <= value <= high:
         raise _fail(where, field, f"must be a whole number between {low} and {high} (a JSON "
-                                  f"integer), got {_show(value)}")
+                                  f"integer), got {shown(value)}")
     return value
 
 
@@ -185,7 +182,7 @@ def _str(where: str, field: str, value: object, longest: int = MAX_TEXT) -> str:
     """Printable text of at most ``longest`` characters (it reaches terminals and reports)."""
     if not isinstance(value, str) or len(value) > longest or not value.isprintable():
         raise _fail(where, field, f"must be printable text of at most {longest} characters, "
-                                  f"got {_show(value)}")
+                                  f"got {shown(value)}")
     return value
 
 
@@ -201,14 +198,14 @@ def _finite(where: str, field: str, value: object, *, probability: bool = False,
         return float(value)
     noun = "a probability in [0, 1]" if probability else (
         "a number (or \"inf\")" if infinite else "a finite number")
-    raise _fail(where, field, f"must be {noun}, got {_show(value)}")
+    raise _fail(where, field, f"must be {noun}, got {shown(value)}")
 
 
 def _list(where: str, field: str, value: object, length: int | None = None) -> list:
     if not isinstance(value, list) or (length is not None and len(value) != length) \
             or not value:
         need = f"a list of {length}" if length is not None else "a non-empty list"
-        raise _fail(where, field, f"must be {need}, got {_show(value)}")
+        raise _fail(where, field, f"must be {need}, got {shown(value)}")
     return value
 
 
@@ -220,7 +217,7 @@ def _seed(where: str, value: object) -> None:
                           and isinstance(value[1], list) and all(map(whole, value[1])))
     if not ok:
         raise _fail(where, "seed", f"must be a seed (an integer >= 0 or [entropy, [spawn "
-                                   f"key]]), got {_show(value)}")
+                                   f"key]]), got {shown(value)}")
 
 
 def check_document(doc: object, where: str, known: Mapping[str, Metric]) -> None:
@@ -232,12 +229,12 @@ def check_document(doc: object, where: str, known: Mapping[str, Metric]) -> None
     if version == 1 and type(version) is int:
         _version_one(doc, where)
     elif type(version) is not int or version != SCHEMA_VERSION:
-        raise SnapshotError(f"{where}: snapshot schema version {_show(version)}, but this "
+        raise SnapshotError(f"{where}: snapshot schema version {shown(version)}, but this "
                             f"balance reads version {SCHEMA_VERSION}; re-create it with "
                             "`balance snapshot --force`")
     for key in doc:
         if key not in _FILE_KEYS:
-            raise _fail(where, f"field {_show(key)}", "is not a snapshot field")
+            raise _fail(where, f"field {shown(key)}", "is not a snapshot field")
     for key in ("rules", "trials", "seed", "metrics", "balance_version"):
         if key not in doc:
             raise SnapshotError(f"{where}: malformed snapshot (missing field {key!r})")
@@ -249,28 +246,28 @@ def check_document(doc: object, where: str, known: Mapping[str, Metric]) -> None
     rules = doc["rules"]
     if not isinstance(rules, dict) or set(rules) != {"fingerprint", "sources"}:
         raise _fail(where, "rules", f"must be a table of fingerprint and sources, got "
-                                    f"{_show(rules)}")
+                                    f"{shown(rules)}")
     _str(where, "rules.fingerprint", rules["fingerprint"])
     if not isinstance(rules["sources"], list):
         raise _fail(where, "rules.sources", f"must be a list of text, got "
-                                            f"{_show(rules['sources'])}")
+                                            f"{shown(rules['sources'])}")
     for source in rules["sources"]:
         _str(where, "rules.sources", source)
     metrics = doc["metrics"]
     if not isinstance(metrics, dict) or not metrics:
-        raise _fail(where, "metrics", f"must be a non-empty table, got {_show(metrics)}")
+        raise _fail(where, "metrics", f"must be a non-empty table, got {shown(metrics)}")
     only = doc.get("only")
     if only is not None:
         if not isinstance(only, list) or not only:
             raise _fail(where, "only", f"must be null or a list of metric patterns, got "
-                                       f"{_show(only)}")
+                                       f"{shown(only)}")
         for pattern in only:
             _str(where, "only", pattern)
             if not any(fnmatch.fnmatchcase(n, pattern) for n in metrics):
-                raise _fail(where, "only", f"pattern {_show(pattern)} matches none of the "
+                raise _fail(where, "only", f"pattern {shown(pattern)} matches none of the "
                                            "file's metrics")
     for name, entry in metrics.items():
-        _entry(f"{where}: metric {_show(name)}", name, entry, known, trials)
+        _entry(f"{where}: metric {shown(name)}", name, entry, known, trials)
     _curves(where, doc.get("curves", {}))
     if "sha256" in doc and doc["sha256"] != digest(doc):
         raise SnapshotError(f"{where}: content does not match its sha256 (the file was edited "
@@ -286,14 +283,14 @@ def _version_one(doc: dict, where: str) -> None:
     fingerprint = rules.get("fingerprint") if isinstance(rules, dict) else None
     if fingerprint != default_rules().fingerprint:
         raise SnapshotError(f"{where}: snapshot schema version 1 measured table rows by "
-                            f"position, and its rules ({_show(fingerprint)}) are not the "
+                            f"position, and its rules ({shown(fingerprint)}) are not the "
                             "bundled rules, so a metric may hold another row's number; "
                             "re-create it with `balance snapshot --force`")
 
 
 def _entry(where: str, name: str, e: object, known: Mapping[str, Metric], trials: int) -> None:
     if not isinstance(e, dict):
-        raise SnapshotError(f"{where}: must be a table of fields, got {_show(e)}")
+        raise SnapshotError(f"{where}: must be a table of fields, got {shown(e)}")
     m = known.get(name)
     if m is None:
         raise SnapshotError(f"{where}: not a metric of this balance's catalogue (a baseline "
@@ -303,12 +300,12 @@ def _entry(where: str, name: str, e: object, known: Mapping[str, Metric], trials
             raise _fail(where, key, "is missing")
         if e[key] != getattr(m, key):
             raise _fail(where, key, f"must be {getattr(m, key)!r} as in the catalogue, got "
-                                    f"{_show(e[key])}")
+                                    f"{shown(e[key])}")
     kind, shape = m.kind, m.shape
     needs = _NEEDS[(kind, shape)]
     for key in e:
         if key not in _ENTRY_KEYS:
-            raise _fail(where, f"field {_show(key)}", "is not a metric field")
+            raise _fail(where, f"field {shown(key)}", "is not a metric field")
         if key in ("labels", "interval", "trials", "seed", "counts", "sums") \
                 and key not in needs:
             raise _fail(where, key, f"is not a field of a{'n' if kind == 'exact' else ''} "
@@ -321,14 +318,14 @@ def _entry(where: str, name: str, e: object, known: Mapping[str, Metric], trials
         _str(where, "section", e["section"])
     _finite(where, "tolerance", e["tolerance"])
     if e["tolerance"] < 0:
-        raise _fail(where, "tolerance", f"must be >= 0, got {_show(e['tolerance'])}")
+        raise _fail(where, "tolerance", f"must be >= 0, got {shown(e['tolerance'])}")
     probability = m.unit == "probability" or shape in ("proportion", "distribution")
     if shape == "distribution":
         labels = _list(where, "labels", e["labels"])
         for label in labels:
             _str(where, "labels", label, 200)
         if len(set(labels)) != len(labels):
-            raise _fail(where, "labels", f"must be distinct, got {_show(labels)}")
+            raise _fail(where, "labels", f"must be distinct, got {shown(labels)}")
         values = [_finite(where, "value", v, probability=True)
                   for v in _list(where, "value", e["value"], len(labels))]
         if abs(math.fsum(values) - 1) > 1e-6:
@@ -345,7 +342,7 @@ def _mc(where: str, m: Metric, e: dict, values: list[float], trials: int) -> Non
     n = m.trials_for(trials)
     if type(e["trials"]) is not int or e["trials"] != n:
         raise _fail(where, "trials", f"must be {n} (this metric's share of the file's {trials} "
-                                     f"trials), got {_show(e['trials'])}")
+                                     f"trials), got {shown(e['trials'])}")
     _seed(where, e["seed"])
     if m.shape == "mean":
         s, q = (_finite(where, "sums", v) for v in _list(where, "sums", e["sums"], 2))
@@ -357,7 +354,7 @@ def _mc(where: str, m: Metric, e: dict, values: list[float], trials: int) -> Non
         counts = _list(where, "counts", e["counts"], len(values))
         if not all(type(c) is int and 0 <= c <= n for c in counts):
             raise _fail(where, "counts", f"must be whole numbers between 0 and the {n} trials, "
-                                         f"got {_show(counts)}")
+                                         f"got {shown(counts)}")
         if m.shape == "distribution" and sum(counts) != n:
             raise _fail(where, "counts", f"must add up to the {n} trials (each trial falls in "
                                          f"one category), got {sum(counts)}")
@@ -380,25 +377,25 @@ def _curves(where: str, curves: object) -> None:
     at = f"{where}: curves"
     if not isinstance(curves, dict) or not set(curves) <= {"death_probability"}:
         raise SnapshotError(f"{at}: must be a table holding death_probability, got "
-                            f"{_show(curves)}")
+                            f"{shown(curves)}")
     if not curves:
         return
     c = curves["death_probability"]
     if not isinstance(c, dict) or set(c) != {"negative_hp", "seconds", "wounds"}:
         raise SnapshotError(f"{at}: death_probability must be a table of negative_hp, seconds "
-                            f"and wounds, got {_show(c)}")
+                            f"and wounds, got {shown(c)}")
     _int(at, "death_probability.negative_hp", c["negative_hp"], 1, MAX_TRIALS)
     seconds = _list(at, "death_probability.seconds", c["seconds"])
     if not all(type(s) is int and s >= 0 for s in seconds) \
             or any(b <= a for a, b in zip(seconds, seconds[1:])):
         raise SnapshotError(f"{at}: death_probability.seconds must be increasing whole "
-                            f"numbers >= 0, got {_show(seconds)}")
+                            f"numbers >= 0, got {shown(seconds)}")
     wounds = c["wounds"]
     if not isinstance(wounds, dict) or not wounds:
         raise SnapshotError(f"{at}: death_probability.wounds must be a non-empty table, got "
-                            f"{_show(wounds)}")
+                            f"{shown(wounds)}")
     for w, p in wounds.items():
-        field = f"death_probability.wounds[{_show(w)}]"
+        field = f"death_probability.wounds[{shown(w)}]"
         if not (w.isdigit() and w.isascii() and len(w) <= 3):
             raise SnapshotError(f"{at}: {field}: the key must be a number of wounds")
         for v in _list(at, field, p, len(seconds)):
