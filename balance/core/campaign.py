@@ -191,7 +191,7 @@ def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,
     low = (1 << slot_shift) - 1                         # row and symptom bits
     # the chance that an injury of each row survives the interval's attempts, looked up by
     # the low bits, (row << 1) | symptomatic
-    keep_full, keep_symptom = (
+    injury_kept, symptom_kept = (
         np.repeat(np.pad(keep, (0, (1 << row_bits) - rows), constant_values=1), 2)
         for keep in (keep_injury, keep_symptoms))
     # int32 keys when they fit: half the bytes to move
@@ -227,13 +227,13 @@ def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,
                                 owner_shift, (1 << sbits) - 1)
         # treatment interval after the fight: one draw per injury a living character carries
         if removing:
-            held, sore = loop.treated(held, count, rng.random(held.size), keep_full, low,
+            held, sore = loop.treated(held, count, rng.random(held.size), injury_kept, low,
                                       owner_shift)
         else:
             sore = int(np.count_nonzero(held & 1))
         u = rng.random(sore) if soothing else nothing
         carried[f, :slots + 1], symptoms[f] = loop.soothe_and_count(
-            held, u, keep_symptom, low, soothing, owner_shift, living.size, slots)
+            held, u, symptom_kept, low, soothing, owner_shift, living.size, slots)
         carried[f, slots + 1] = n - living.size
     return {"deaths": deaths, "carried": carried, "ko_by_wounds": ko_by_wounds,
             "symptomatic": symptoms}

@@ -50,17 +50,17 @@ def _special_value(special: object, rules: Rules) -> int:
     none) or one per effect (a sequence), at most ``[economy] max_special_effects`` of them
     (GM guide, economy: one at most, its value set by the GM, possibly negative)."""
     most = rules["economy"]["max_special_effects"]
-    values = [special] if isinstance(special, (int, np.integer)) else special
+    single = isinstance(special, (int, np.integer))
+    values = [special] if single else special
     if not isinstance(values, (list, tuple)):
         raise ValueError(f"special must be an integer or a list of integers (one value per "
                          f"special effect), got {special!r}")
     # counted before the values are read: a list of any length is refused at once
-    effects = len(values) - (isinstance(special, (int, np.integer)) and special == 0)  # 0: none
+    effects = len(values) - (single and special == 0)  # a lone 0: no special effect
     if effects > most:
         raise ValueError(f"special: {effects} special effects, but the rules allow at most "
                          f"{most} ([economy] max_special_effects), got {shown(special)}")
     return sum(check_integer("special", v) for v in values)
-
 
 
 def _dice_count(damage: str, rules: Rules) -> tuple[int, int, int]:
