@@ -362,13 +362,14 @@ def _wound_tables(rules, vital: np.ndarray, keys: list) -> dict:
 
 
 class Results:
-    """Per-duel results and counters of a whole sampler call (indexed by duel)."""
+    """Counts of a whole sampler call, added up group by group (every output is a count:
+    no per-duel array is kept)."""
 
     def __init__(self, n: int, rounds: int):
-        self.winner = np.full(n, 2, dtype=np.int64)
-        self.kind = np.zeros(n, dtype=np.int64)
-        self.end = np.full(n, rounds, dtype=np.int64)
-        self.first_serious = np.zeros(n, dtype=np.int64)
+        # winner * 4 + how the loser went out (winner 2: a timeout)
+        self.outcomes = np.zeros(12, dtype=np.int64)
+        self.rounds = np.zeros(rounds + 1, dtype=np.int64)          # the round it ended
+        self.first_serious = np.zeros(rounds + 1, dtype=np.int64)   # 0: none
         # exchanges by attacker side and situation: the effects won and spent are linear in
         # them, so they are counted once at the end rather than after every exchange
         self.situations = np.zeros((2, _SITUATIONS), dtype=np.int64)
@@ -470,10 +471,9 @@ def run_group(g: Group, t: Tables, rounds: int, res: Results, gen: np.random.Gen
             if not acted:
                 break
     g.end[g.pos[g.live]] = rounds           # timeouts
-    res.winner[g.ids] = g.winner
-    res.kind[g.ids] = g.kind
-    res.end[g.ids] = g.end
-    res.first_serious[g.ids] = g.first_serious
+    res.outcomes += np.bincount(g.winner * np.int8(4) + g.kind, minlength=12)
+    res.rounds += np.bincount(g.end, minlength=rounds + 1)
+    res.first_serious += np.bincount(g.first_serious, minlength=rounds + 1)
 
 
 def _spend(ap: np.ndarray, where: np.ndarray, cost: int) -> None:

@@ -159,20 +159,19 @@ def simulate(n: int, gen: np.random.Generator,
     init1 = roll(n, gen) + spec.second.initiative_bonus + (surprise if spec.surprised == 1
                                                             else 0)
     coin = gen.integers(0, 2, size=n)
-    first = np.where(init0 > init1, 0, np.where(init1 > init0, 1, coin))
+    first = np.where(init0 == init1, coin, init1 > init0)  # the higher acts first, a tie: coin
     for side in (0, 1):
         run_group(Group(np.flatnonzero(first == side), side, t), t, R, res, gen)
-    end = res.end
-    winner = res.winner
+    outcomes = res.outcomes.reshape(3, 4)
+    r = np.arange(R + 1, dtype=np.int64)
     return {
-        "wins": np.bincount(winner, minlength=3).astype(np.int64),
-        "kinds": np.bincount(np.minimum(winner, 1) * 4 + res.kind, weights=(winner < 2),
-                             minlength=8).reshape(2, 4).astype(np.int64),
-        "rounds": np.bincount(end, minlength=R + 1).astype(np.int64),
-        "first_serious": np.bincount(res.first_serious, minlength=R + 1).astype(np.int64),
+        "wins": outcomes.sum(axis=1),
+        "kinds": outcomes[:2].copy(),
+        "rounds": res.rounds,
+        "first_serious": res.first_serious,
         "exchanges": np.int64(res.exchanges), "effects": res.effects.astype(float),
         "spent": (res.spent if res.spent is not None else np.zeros(
             (2, len(section(spec.rules)["special_effects"]["table"])), dtype=np.int64)),
         "serious_wounds": res.serious, "knockbacks": np.int64(res.knockbacks),
-        "rounds_sum": np.int64(end.sum()), "rounds_sumsq": np.int64((end * end).sum()),
+        "rounds_sum": np.int64(res.rounds @ r), "rounds_sumsq": np.int64(res.rounds @ (r * r)),
     }
