@@ -8,6 +8,7 @@ from __future__ import annotations
 import difflib
 import math
 import numbers
+import re
 from typing import SupportsInt, cast
 from collections.abc import Iterable
 
@@ -45,12 +46,14 @@ def shown(value: object, width: int = 60) -> str:
     """``repr(value)`` for a one-line message, cut to ``width`` characters; a list or tuple of
     more than 8 values is named by its length, without writing it out first.
 
+    A repr written over several lines (a numpy array) is put on one.
+
     >>> shown("2d6" * 40, 20), shown([0] * 10**6)
-    ("'2d62d62d62d62d6...", 'list of 1,000,000 values')
+    ("'2d62d62d62d62d62...", 'list of 1,000,000 values')
     """
     if isinstance(value, (list, tuple)) and len(value) > 8:
         return f"{type(value).__name__} of {len(value):,} values"
-    text = repr(value)
+    text = re.sub(r"\s*\n\s*", " ", repr(value))
     return text if len(text) <= width else text[:width - 3] + "..."
 
 

@@ -195,3 +195,24 @@ def test_cli_latin1_variant_is_one_line(tmp_path):
     line = one_line_error(run_cli("rules", "check", "variant.toml", cwd=tmp_path))
     assert line == ("balance: error: variant.toml: not UTF-8 text (byte 0xff at position 13); "
                     "save it as UTF-8")
+
+
+# --- values written into messages (balance.errors.shown) -----------------------------------
+def test_a_shown_value_is_one_line_cut_to_its_width():
+    from balance.errors import shown
+    assert shown("2d6" * 40, 20) == "'" + ("2d6" * 40)[:16] + "..."     # 20 characters
+    text = shown(np.eye(3))                     # numpy writes arrays over several lines
+    assert "\n" not in text and len(text) <= 60 and text.startswith("array([[1., 0., 0.], [0.")
+
+
+def test_an_array_given_as_special_effects_is_refused_in_one_line():
+    with pytest.raises(ValueError) as info:
+        bl.economy.weapon_cost(damage="1d6", special=np.eye(2))
+    assert one_line(info).startswith("special must be an integer or a list of integers")
+
+
+def test_a_rules_value_of_a_thousand_items_is_named_not_written_out():
+    with pytest.raises(RulesError) as info:
+        bl.load_rules().updated({"d20": {"die": list(range(1000))}})
+    text = one_line(info)
+    assert text == "<updated>: d20.die must be an integer, got list of 1,000 values (a list)", text

@@ -2,6 +2,7 @@
 import math
 from fractions import Fraction
 
+import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -45,6 +46,12 @@ def test_special_effects_are_held_to_the_rules_count():
         E.equipment_cost(special=15, rules=none)
     with pytest.raises(ValueError, match="special must be an integer or a list"):
         E.weapon_cost(special="10")
+    # a whole number written as a float is that integer, alone as in a list
+    assert E.weapon_cost(damage="1d6", special=5.0) == E.weapon_cost(damage="1d6", special=5)
+    assert E.equipment_cost(bonus=1, special=np.float64(5.0)) == 20 + 5
+    assert E.equipment_cost(bonus=1, special=0.0) == 20
+    with pytest.raises(ValueError, match=r"^special must be an integer.*got 5\.5$"):
+        E.weapon_cost(special=5.5)
     # a list of any length is refused by its length, before its values are read
     with pytest.raises(ValueError, match=r"^special: 10000000 special effects.*got list of 10,000,000 values$"):
         E.weapon_cost(special=[0] * 10**7)

@@ -50,11 +50,12 @@ def _special_value(special: object, rules: Rules) -> int:
     none) or one per effect (a sequence), at most ``[economy] max_special_effects`` of them
     (GM guide, economy: one at most, its value set by the GM, possibly negative)."""
     most = rules["economy"]["max_special_effects"]
-    single = isinstance(special, (int, np.integer))
+    single = isinstance(special, (int, float, np.integer, np.floating)) and \
+        not isinstance(special, (bool, np.bool_))      # one number (checked below)
     values = [special] if single else special
     if not isinstance(values, (list, tuple)):
         raise ValueError(f"special must be an integer or a list of integers (one value per "
-                         f"special effect), got {special!r}")
+                         f"special effect), got {shown(special)}")
     # counted before the values are read: a list of any length is refused at once
     effects = len(values) - (single and special == 0)  # a lone 0: no special effect
     if effects > most:

@@ -21,7 +21,7 @@ import math
 from typing import Any
 
 from .budget_checks import check_rules, check_rules_grids
-from ..errors import RulesError, did_you_mean
+from ..errors import RulesError, did_you_mean, shown
 from .tables import row_key
 
 __all__ = ["RESERVED", "check_overlay", "check_effective", "normalise_integers",
@@ -31,8 +31,9 @@ RESERVED = ("limits", "assumed")
 
 
 def _shown(value: Any) -> str:
-    """A value in a message: ``true``/``false`` as TOML writes them, anything else its repr."""
-    return ("true" if value else "false") if isinstance(value, bool) else repr(value)
+    """A value in a message: ``true``/``false`` as TOML writes them, anything else as
+    :func:`balance.errors.shown` writes it (one line, cut; a long list named by length)."""
+    return ("true" if value else "false") if isinstance(value, bool) else shown(value)
 
 
 def _type_name(value: Any) -> str:
