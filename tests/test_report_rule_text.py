@@ -73,3 +73,19 @@ def test_the_appendix_states_the_variant(lang):
     # every field of every reading is filled, for the bundled rules and the variant
     for r in (None, rules):
         assert not any("{" in row["text"] for row in readings(lang, r))
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_the_readings_give_the_rates_divisors_and_currency_in_effect(lang):
+    from balance.report.readings import readings
+    rules = bl.load_rules().updated({"time": {"ap_per_second": 2},
+                                     "negotiation": {"partial_divisor": 5},
+                                     "economy": {"currency": "gp"}})
+    text = {r["section"]: "" for r in readings(lang, rules)}
+    for r in readings(lang, rules):
+        text[r["section"]] += r["text"]
+    assert ("2 A.P. per second" if lang == "en" else "2 P.A. par seconde") in text["1.4"]
+    assert "X/5" in text["1.5"] and "X/4" not in text["1.5"] and "gp" in text["1.5"]
+    assert "NX" not in text["1.5"]
+    # the grade factors are the bundled table's, whichever table is in effect
+    assert ("bundled" if lang == "en" else "fournies") in text["3.1"]

@@ -4,8 +4,12 @@ variant load and change nothing, silently).
 A static check: each leaf key of ``balance/rules/data/*.toml`` outside ``[limits]`` and
 ``[assumed]`` (read generically, by path) must appear quoted in the package's Python code. It
 found ``[percentile.surprise] flat_footed``, ``[economy] max_special_effects`` and the casting
-checklist's ``dominated_fails`` unread. Keys read only by validation would pass it; the behaviour
-of each switch is tested where it is used.
+checklist's ``dominated_fails`` unread. What it cannot see: a key read by one code path and
+ignored by another (``removes_injury`` was read by the treatment tables while the campaign
+sampler ignored it; ``window_hours`` by ``counted_hours`` while ``rest_needed`` assumed 24 h),
+or read only by validation. Those are caught where each switch is used: its behaviour is tested
+under a variant in every path that reads it (campaign sampler and its Python twin, exact
+function and simulator).
 """
 from __future__ import annotations
 

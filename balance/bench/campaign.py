@@ -94,11 +94,13 @@ def fair_python_campaigns(n: int, rnd: random.Random, plan: CampaignPlan,
     The benchmark's plain-Python reference for ``campaign``, written from the rules: in each
     fight a living character is knocked out with ``plan.knockout_chance``; the rescuer
     arrives after the arrival roll plus the Support action's seconds, and the character
-    rolls ``1d100 + (n + 1)(d + npv)`` with ``n`` the injuries it carries: death at 176 or
-    more, or after 175 seconds without a roll, else the injury of the table row that holds
-    the total, symptomatic. Between fights each injury is fully treated (removed) or its
-    symptoms lightly treated (the injury still counts) unless it outlasts every attempt that
-    ends within the interval, a chance per row precomputed.
+    rolls the rules' ``[injuries] die`` + ``(n + 1)(d + npv + hp_loss_per_second * d)`` with
+    ``n`` the injuries it carries: death at ``death_threshold`` or more, or at
+    ``automatic_death_seconds`` without a roll (176 and 175 s in the bundled rules), else the
+    injury of the table row that holds the total, symptomatic. Between fights each injury is
+    removed or its symptoms soothed, as each treatment level's ``removes_injury`` says,
+    unless it outlasts every attempt that ends within the interval, a chance per row
+    precomputed.
 
     Parameters
     ----------
