@@ -409,7 +409,7 @@ class Group:
     what only the blows read and write (hit points, the chosen location's key, the shield,
     the first serious wound, how the duel ended) stays where it started, at the duel's
     ``pos``: copying it every round cost more than the extra lookup per blow, and the results
-    are written to :class:`Results` in one pass at the end."""
+    are added up into :class:`Results` as counts at the end."""
 
     def __init__(self, ids: np.ndarray, first: int, t: Tables):
         k = ids.size
