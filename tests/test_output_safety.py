@@ -496,3 +496,17 @@ def test_when_the_restore_fails_too_the_old_report_waits_for_the_next_run(tmp_pa
     _atomic.recover_folder(out)
     assert (out / "index.html").read_text() == "old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["rep"]
+
+
+def test_two_outputs_naming_one_file_are_refused_before_any_work(tmp_path, capsys):
+    # diff --csv and --html to one path wrote the HTML over the CSV and said "wrote" once
+    same = tmp_path / "e.csv"
+    code, out, err = run(capsys, "diff", "bundled", "death_threshold_180", "--only", "death.*",
+                         "--csv", same, "--html", tmp_path / "." / "e.csv")
+    assert code == 2 and not same.exists()
+    assert err.strip().splitlines() == [f"balance: error: --html {tmp_path / '.' / 'e.csv'}: "
+                                        f"the same file as --csv; give each output its own file"]
+    # --bundled only adds to --html: alone it is refused, not ignored
+    code, out, err = run(capsys, "diff", "bundled", "death_threshold_180", "--only", "death.*",
+                         "--bundled")
+    assert code == 2 and "--bundled adds sections to the --html report" in err

@@ -132,6 +132,22 @@ def check_output(option: str, path: str | None, force: bool,
         raise ValueError(f"{option} {path}: the folder {Path(target).parent} does not exist")
 
 
+def check_distinct(*outputs: tuple[str, str | None]) -> None:
+    """Refuse two output options (``(option, path)`` pairs) that name the same file, before
+    any work: the second would silently replace the first."""
+    from pathlib import Path
+
+    seen: dict[Path, str] = {}
+    for option, path in outputs:
+        if not path:
+            continue
+        target = Path(path).resolve()
+        if target in seen:
+            raise ValueError(f"{option} {path}: the same file as {seen[target]}; give each "
+                             f"output its own file")
+        seen[target] = option
+
+
 def wrote(path: object, fmt: str) -> None:
     """Say that ``path`` was written: on stdout after a table, on stderr after JSON or CSV
     (stdout then holds only the one document, for a pipe or a file)."""

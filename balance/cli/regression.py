@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .._atomic import write_file
-from .options import (DEFAULT_SEED, add_rules, check_output, load, path_arg, rules_line,
-                      rules_used, seed_arg, trials_arg)
+from .options import (DEFAULT_SEED, add_rules, check_distinct, check_output, load, path_arg,
+                      rules_line, rules_used, seed_arg, trials_arg)
 
 __all__ = ["register", "main"]
 
@@ -179,6 +179,9 @@ def diff_command(args) -> int:
     seed = args.seed
     for option in ("csv", "html"):  # before any work: a FIFO or device is never replaced,
         check_output(f"--{option}", getattr(args, option), args.force)  # a file only if forced
+    check_distinct(("--csv", args.csv), ("--html", args.html))
+    if args.bundled and not args.html:
+        raise ValueError("--bundled adds sections to the --html report: give --html FILE too")
     options = {"trials": _trials(args), "tolerances": _tolerances(args) or None,
                "only": args.only}
     gone: dict[str, dict] = {"base": {}, "variant": {}}   # metrics a side cannot measure
