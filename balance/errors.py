@@ -70,7 +70,7 @@ def _range_text(min: float | None, max: float | None) -> str:
 def _invalid(name: str, noun: str, min, max, got, repr_: bool = False) -> ValueError:
     """The one-line error: ``"<name> must be <noun> <range>, got <value>"``."""
     text = f"{name} must be {noun} {_range_text(min, max)}".rstrip()
-    return ValueError(f"{text}, got {got!r}" if repr_ else f"{text}, got {got}")
+    return ValueError(f"{text}, got {shown(got)}" if repr_ else f"{text}, got {got}")
 
 
 def check_integer(name: str, value: object, *, min: int | None = None,
@@ -122,6 +122,14 @@ def check_integer_array(name: str, value: object, *, min: int | None = None,
         arr = np.asarray(value)
     except Exception:  # pragma: no cover - exotic inputs
         raise _invalid(name, "integers", min, max, value, repr_=True) from None
+    if arr.dtype == object and arr.size and all(
+            isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_))
+            for v in arr.flat):         # whole numbers (beyond int64: name the first)
+        big = next((int(v) for v in arr.flat if not _INT64_MIN <= v <= _INT64_MAX), None)
+        if big is not None:
+            raise _invalid(name, "integers", _INT64_MIN if min is None else min,
+                           _INT64_MAX if max is None else max, big)
+        arr = arr.astype(np.int64)
     if arr.dtype == bool or arr.dtype.kind not in "iuf":
         raise _invalid(name, "integers", min, max, value, repr_=True)
     if arr.dtype.kind == "f":

@@ -216,3 +216,14 @@ def test_a_rules_value_of_a_thousand_items_is_named_not_written_out():
         bl.load_rules().updated({"d20": {"die": list(range(1000))}})
     text = one_line(info)
     assert text == "<updated>: d20.die must be an integer, got list of 1,000 values (a list)", text
+
+
+def test_whole_numbers_beyond_int64_are_named_by_value_not_as_an_object_array():
+    big = 10**30
+    with pytest.raises(ValueError) as info:
+        check_integer_array("negative_hp", np.array([5, big], dtype=object), min=1, max=10**6)
+    assert one_line(info) == f"negative_hp must be integers between 1 and 1000000, got {big}"
+    # whole numbers held as objects but within int64 are those integers
+    assert check_integer_array("x", np.array([5, 7], dtype=object)).tolist() == [5, 7]
+    r = run_cli("death", "--seconds", "5", "--negative-hp", str(big))
+    assert one_line_error(r).endswith(f"got {big}")
