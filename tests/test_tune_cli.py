@@ -170,3 +170,17 @@ def test_help_texts_state_the_ranges_and_print_no_double_percent():
         assert code == 0 and "%%" not in out
     code, out, _ = in_process("sensitivity", "--help")
     assert f"from {STEP_RANGE[0]:g} to {STEP_RANGE[1]:g}" in " ".join(out.split())
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--families", "Wolf", "--held-out", "Wolf"],
+     "argument --held-out: Wolf is also a training family; a held-out family must be one the "
+     "fit does not see"),
+    (["--families", "Bogus"], "argument --families: unknown creature 'Bogus'"),
+    (["--held-out", "Ogre+Bogus"], "argument --held-out: unknown creature 'Bogus'"),
+])
+def test_recalibrate_names_the_option_of_a_bad_family(argv, message, capsys):
+    from balance import cli
+    assert cli.main(["recalibrate", *argv, "--trials", "100"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"balance: error: {message}"), err

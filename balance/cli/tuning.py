@@ -220,10 +220,11 @@ def _recalibrate(args) -> int:
     if wrong:  # before any computation; a variant may move the cap
         raise ValueError(f"argument --levels: a party level from {low} to {high} (the rules' "
                          f"creatures.level_min to level_max), got {wrong[0]}")
-    res = recalibrate(levels=levels, families=args.families or TRAINING_FAMILIES,
-                      held_out=args.held_out or HELD_OUT_FAMILIES, trials=args.trials,
-                      seed=args.seed, model=args.model, workers=args.workers,
-                      rules=rules)
+    with _as_option("--families", "families"), _as_option("--held-out", "held_out"):
+        res = recalibrate(levels=levels, families=args.families or TRAINING_FAMILIES,
+                          held_out=args.held_out or HELD_OUT_FAMILIES, trials=args.trials,
+                          seed=args.seed, model=args.model, workers=args.workers,
+                          rules=rules)
     ratios = res.ratios.assign(guide_ratio=res.ratios["guide_ratio"].astype(str),
                                proposed_ratio=res.ratios["proposed_ratio"].astype(str))
     header = {"seed": args.seed, "trials": args.trials}

@@ -43,7 +43,7 @@ import pandas as pd
 from .adversity import challenge
 from .calibration import _reversals, calibration_check, compositions
 from .creatures import creature
-from ..errors import check_choice, check_integer, check_number
+from ..errors import check_choice, check_integer, check_number, shown
 from ..rng import RNGLike
 from ..rules import Rules, resolve
 
@@ -116,7 +116,7 @@ def _curve(cal: np.ndarray, midpoint: float, scale: float) -> np.ndarray:
 def _families(value: Any, name: str) -> list[tuple[str, ...]]:
     if not isinstance(value, Sequence) or isinstance(value, str) or not value:
         raise ValueError(f"{name} must be a non-empty list of families (tuples of 1 or 2 "
-                         f"creature names), got {value!r}")
+                         f"creature names), got {shown(value)}")
     out = []
     for fam in value:
         fam = (fam,) if isinstance(fam, str) else tuple(fam)
@@ -157,7 +157,8 @@ def recalibrate(levels: Sequence[int] = (3, 5, 8), families: Any = TRAINING_FAMI
     Raises
     ------
     ValueError
-        Bad families, a held-out creature the training never saw, bad trials or model.
+        Bad families (naming the parameter), a held-out family that is also a training
+        family, a held-out creature the training never saw, bad trials or model.
     """
     rules = resolve(rules)
     model = check_choice("model", model, MODELS)
@@ -165,8 +166,18 @@ def recalibrate(levels: Sequence[int] = (3, 5, 8), families: Any = TRAINING_FAMI
     trials = check_integer("trials", trials, min=100)
     train, held = _families(families, "families"), _families(held_out, "held_out")
     level_list = [check_integer("levels", lv) for lv in levels]
-    names = sorted({n for fam in train + held for n in fam})
-    sheets = {n: creature(n, level_list[0], rules=rules) for n in names}  # checks the names
+    sheets: dict[str, Any] = {}
+    for param, fams in (("families", train), ("held_out", held)):
+        for n in sorted({n for fam in fams for n in fam} - set(sheets)):
+            try:                                              # checks the names
+                sheets[n] = creature(n, level_list[0], rules=rules)
+            except ValueError as exc:
+                raise ValueError(f"{param}: {exc}") from None
+    names = sorted(sheets)
+    seen = [fam for fam in held if fam in train]
+    if seen:    # a check on what the fit saw would tell nothing
+        raise ValueError(f"held_out: {' + '.join(seen[0])} is also a training family; a "
+                         "held-out family must be one the fit does not see")
     group_of = {n: (n if model == "creature" else
                     str(sheets[n].adversity_ratio)) for n in names}
     trained = {group_of[n] for fam in train for n in fam}
