@@ -227,3 +227,9 @@ def test_whole_numbers_beyond_int64_are_named_by_value_not_as_an_object_array():
     assert check_integer_array("x", np.array([5, 7], dtype=object)).tolist() == [5, 7]
     r = run_cli("death", "--seconds", "5", "--negative-hp", str(big))
     assert one_line_error(r).endswith(f"got {big}")
+
+
+def test_rescue_names_its_ap_option(capsys):
+    assert cli.main(["rescue", "--ap", "-1"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "balance: error: argument --ap: must be an integer between 0 and 1000, got -1")

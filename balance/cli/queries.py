@@ -143,7 +143,7 @@ def _rescue(args) -> int:
 
     rules = load(args.rules)
     sim = rescue.simulate(arrival=args.arrival, negative_hp=args.negative_hp,
-                          wounds=args.wounds, action=args.action, action_ap=args.ap,
+                          wounds=args.wounds, action=args.action, action_ap=args.action_ap,
                           heal=args.heal, trials=args.trials, seed=args.seed,
                           workers=args.workers, rules=rules)
     emit(sim.extra["death"], args.format,
@@ -385,7 +385,8 @@ def register(sub) -> None:
     p.add_argument("--action", choices=("support", "heal"), default="support",
                    help="the rescuer's action: support (stabilises at 0 HP) or heal (restores "
                         "--heal HP); default support")
-    p.add_argument("--ap", type=int, default=1, help="A.P. of the action (default 1)")
+    p.add_argument("--ap", dest="action_ap", type=int, default=1,
+                   help="A.P. of the action (default 1)")
     p.add_argument("--heal", type=int, default=None, help="HP healed (action heal)")
     _mc(p, 1_000_000)
 
