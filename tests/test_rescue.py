@@ -89,3 +89,11 @@ def test_bad_input(kwargs, name):
     with pytest.raises(ValueError) as info:
         bl.rescue.simulate(**kwargs)
     assert str(info.value).startswith(name)
+
+
+def test_a_wound_count_given_twice_is_answered_once():
+    # the work grows with the counts: 20,000 repeats of one count are one count, in order
+    assert bl.rescue.plan(wounds=[2, 2, 0, 2]).wounds == (2, 0)
+    assert bl.rescue.plan(wounds=[50] * 20_000).wounds == (50,)
+    sim = bl.rescue.simulate(arrival=30, negative_hp=6, wounds=[1, 1, 3], trials=2_000, seed=1)
+    assert sim.extra["death"]["wounds"].unique().tolist() == [1, 3]

@@ -89,7 +89,9 @@ def plan(arrival="0", negative_hp="1", wounds=(0,), *, action: str = "support",
     rules = resolve(rules)
     arr = _dice_arg("arrival", arrival, minimum=0)
     npv = _dice_arg("negative_hp", negative_hp, minimum=1)
-    w = tuple(int(x) for x in np.atleast_1d(check_integer_array("wounds", wounds, min=0, max=50)))
+    # a count given twice is answered once (at most 51 counts, whatever the list's length)
+    w = tuple(dict.fromkeys(int(x) for x in np.atleast_1d(
+        check_integer_array("wounds", wounds, min=0, max=50))))
     if not w:
         raise ValueError("wounds must name at least one wound count, e.g. [0, 1, 2, 3]")
     action = check_choice("action", action, ("support", "heal"))
