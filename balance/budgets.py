@@ -20,6 +20,7 @@ budget                    value                  what it bounds
 :data:`MAX_EXPLOSIONS`    20 extra rolls         explosions of one exploding die (``1d6!``)
 :data:`MAX_TABLE_ROWS`    1,000 rows             rows of any table of a rules file
 :data:`MAX_GRID_CELLS`    2 x 10**7 cells        exact lookup surfaces built from rules
+:data:`MAX_PRINTED_ROWS`  10**6 rows             rows of one table a command prints
 :data:`MAX_RULES_DEPTH`   32 levels              nesting of a rules file (TOML tables/arrays)
 :data:`MAX_RULES_BYTES`   4 MiB                  size of a rules file
 :data:`MAX_SKILL`         10,000 %               Combat Style % of ``balance duel``/``weapons``
@@ -44,9 +45,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from .errors import RulesError, check_integer
 
 __all__ = ["MAX_TRIALS", "MAX_BLOCKS", "MAX_DICE", "MAX_FACES", "MAX_CONSTANT", "MAX_SAMPLE",
-           "MAX_SUPPORT", "MAX_TABLE_ROWS", "MAX_GRID_CELLS", "MAX_RESULT_CELLS", "MAX_RULES_DEPTH",
+           "MAX_SUPPORT", "MAX_TABLE_ROWS", "MAX_GRID_CELLS", "MAX_RESULT_CELLS", "MAX_PRINTED_ROWS",
+           "MAX_RULES_DEPTH",
            "MAX_RULES_BYTES", "MAX_EXPLOSIONS", "MAX_SKILL", "MAX_ARMOUR", "max_workers", "check_trials", "check_blocks", "check_workers",
-           "check_support", "check_sample", "check_rows", "check_grid", "check_length",
+           "check_support", "check_sample", "check_rows", "check_grid", "check_printed",
+           "check_length",
            "check_depth", "check_nesting", "check_size"]
 
 #: Trials of one Monte Carlo run (with the default block size, at most 38,147 blocks).
@@ -76,6 +79,9 @@ MAX_GRID_CELLS = 2 * 10**7
 #: Cells of the result of one exact function over a grid of its arguments (float64: 800 MB);
 #: the formula itself runs a chunk at a time (:mod:`balance.grids`).
 MAX_RESULT_CELLS = 10**8
+#: Rows of one table a command prints (a table as text takes some 600 bytes a row while it is
+#: formatted: about 0.6 GB); larger grids are for the Python API (:mod:`balance.grids`).
+MAX_PRINTED_ROWS = 10**6
 #: Nesting depth of a rules file (tables and arrays; the bundled files use 4).
 MAX_RULES_DEPTH = 32
 #: Bytes of one rules file (the bundled files are under 40 kB).
@@ -164,6 +170,18 @@ def check_grid(what: str, shape: Sequence[int], because: str = "",
         raise ValueError(f"{what} would have {size} = {cells:,} cells"
                          f"{f' (from {because})' if because else ''}; exact surfaces are "
                          f"limited to {most:,} cells (the grid budget)")
+
+
+def check_printed(what: str, sizes: Mapping[str, int]) -> int:
+    """The rows of a printed table of every combination of the options ``sizes`` (option ->
+    how many values), refused before any work above :data:`MAX_PRINTED_ROWS`."""
+    rows = math.prod(sizes.values())
+    if rows > MAX_PRINTED_ROWS:
+        counts = " x ".join(f"{n:,} {option}" for option, n in sizes.items())
+        raise ValueError(f"{what}: {counts} = {rows:,} rows; a printed table is limited to "
+                         f"{MAX_PRINTED_ROWS:,} rows (the printed-rows budget): pass fewer "
+                         "values, or use the Python API (balance.grids) for a larger grid")
+    return rows
 
 
 def check_length(name: str, values: Iterable, most: int = MAX_GRID_CELLS) -> list:

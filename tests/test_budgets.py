@@ -286,3 +286,17 @@ def test_nesting_budget_is_inclusive():
     budgets.check_nesting({"x": value}, "t.toml")  # 32 levels below the file's own table
     with pytest.raises(RulesError, match=r"^t.toml: nested more than 32 levels deep"):
         budgets.check_nesting({"x": [value]}, "t.toml")
+
+
+def test_a_printed_table_is_refused_above_the_printed_rows_budget(capsys):
+    # 2,001 x 2,000 x 4 combinations (16 M rows) took minutes and some 10 GB to print
+    from balance import cli
+    argv = ["death", "--seconds", *map(str, range(2001)), "--negative-hp",
+            *map(str, range(1, 2001)), "--wounds", "0", "1", "2", "3"]
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["balance: error: balance death: 4 --wounds x 2,000 --negative-hp x 2,001 "
+                   "--seconds = 16,008,000 rows; a printed table is limited to 1,000,000 rows "
+                   "(the printed-rows budget): pass fewer values, or use the Python API "
+                   "(balance.grids) for a larger grid"]
+    assert budgets.check_printed("x", {"--a": 1000, "--b": 1000}) == budgets.MAX_PRINTED_ROWS

@@ -149,3 +149,14 @@ def test_check_bundled_fails_on_bundled_data_out_of_their_limits(monkeypatch):
     monkeypatch.setattr(loader, "_bundled", lambda: (data, limits, assumed, origin))
     with pytest.raises(RulesError, match="injuries.death_threshold"):
         loader.check_bundled()
+
+
+def test_a_command_run_in_process_leaves_no_rules_line_behind():
+    # cli.main with --set (JSON output, which does not name them in a table) named its rules
+    # in every table printed later in the process
+    from balance import cli
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert cli.main(["death", "--seconds", "40", "--negative-hp", "6", "--format", "json",
+                         "--set", "injuries.table.1.modifier=-2"]) == 0
+    columns, kw = COLUMNS[0]
+    assert not _printed(columns, "table", **kw).startswith("rules ")

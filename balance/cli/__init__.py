@@ -217,6 +217,8 @@ def _main(argv: list[str]) -> int:
         if named != text:
             raise ValueError(named) from exc
         raise
+    finally:  # nor does what runs after it in the same process (a notebook, a test)
+        forget_rules()
     return 0 if code is None else int(code)
 
 

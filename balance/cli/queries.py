@@ -6,7 +6,6 @@ Registered by :mod:`balance.cli`.
 from __future__ import annotations
 
 import argparse
-import itertools
 import re
 import sys
 import warnings
@@ -49,9 +48,15 @@ def _names(frame, lang: str, base: str):
 def _death(args) -> int:
     from ..core import injuries
 
+    from ..budgets import check_printed
+
+    check_printed("balance death", {"--wounds": len(args.wounds),
+                                    "--negative-hp": len(args.negative_hp),
+                                    "--seconds": len(args.seconds)})
     rules = load(args.rules)
-    rows = list(itertools.product(args.wounds, args.negative_hp, args.seconds))
-    n, hp, s = (np.array(c) for c in zip(*rows))
+    # every combination, wounds first and seconds fastest
+    n, hp, s = (a.ravel() for a in np.meshgrid(np.array(args.wounds), np.array(args.negative_hp),
+                                               np.array(args.seconds), indexing="ij"))
     p = injuries.death_probability(seconds=s, negative_hp=hp, wounds=n, rules=rules)
     emit({"seconds": s, "negative_hp": hp, "wounds": n,  # columns: no pandas (a fast start)
           "death_probability": np.atleast_1d(p)}, args.format)
