@@ -87,7 +87,9 @@ def test_long_tables_show_the_likeliest_totals_with_their_own_values():
             else:
                 exact[total + face] = exact.get(total + face, 0) + p * q
     walk(0, Fraction(1), 0)
-    lines = table_lines("dice", "1d6r1!")[1:]
+    *lines, note = table_lines("dice", "1d6r1!")[1:]
+    assert note.startswith("(the 60 likeliest of ") and note.endswith(" totals shown; every "
+                                                                      "total: --format csv or json)")
     cut = sorted(exact.values(), reverse=True)[59]
     assert [int(line.split()[0]) for line in lines] == sorted(v for v, p in exact.items()
                                                               if p >= cut)
@@ -166,3 +168,22 @@ def test_help_states_the_reroll_meaning_the_trials_range_and_no_doubled_percent(
     assert "-- -1d6" in text or "balance dice -1d6" in text
     docs = " ".join((Path(__file__).parents[1] / "docs/how-to/dice.md").read_text().split())
     assert "rerolls faces 1 to N once" in docs and "`2d20kh` means `2d20kh1`" in docs
+
+
+def test_a_symmetric_expression_has_mean_zero_not_a_rounding_residue():
+    # printed "mean -1.67e-16" (1d6-1d6) and "mean 8.17e-17" (3d6-3d6)
+    for expr in ("1d6-1d6", "3d6-3d6"):
+        rows = json_rows("dice", expr)
+        assert {r["mean"] for r in rows} == {0}
+        code, out, _ = in_process("dice", expr)
+        assert code == 0 and out.splitlines()[0].startswith(f"dice {expr}, mean 0, ")
+
+
+def test_a_long_table_says_which_rows_it_shows():
+    # 1d6! has 106 possible totals: the table shows the 60 likeliest and says so
+    code, out, _ = in_process("dice", "1d6!")
+    lines = out.splitlines()
+    assert code == 0
+    assert lines[-1] == "(the 60 likeliest of 106 totals shown; every total: --format csv or json)"
+    assert len(lines) == 2 + 60 + 1
+    assert len(json_rows("dice", "1d6!")) == 106

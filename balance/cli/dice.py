@@ -149,6 +149,7 @@ def _dice(args) -> int:
     if args.plot is not None:
         _plot(table, header, args.plot)
     shown = dict(table)
+    note = None
     if args.format == "table":
         shown.pop("count", None)
         shown["bar"] = _bars(table["probability"])
@@ -157,8 +158,12 @@ def _dice(args) -> int:
             keep = p >= np.sort(p)[-ROWS]
             shown = {k: (v[keep] if isinstance(v, np.ndarray) else
                          [x for x, kept in zip(v, keep) if kept]) for k, v in shown.items()}
+            note = (f"(the {int(keep.sum()):,} likeliest of {len(p):,} totals shown; every "
+                    "total: --format csv or json)")
     shown = {k: v.tolist() if isinstance(v, np.ndarray) else v for k, v in shown.items()}
     emit(shown, args.format, header=header)
+    if note:                                # after the table: its first lines stay the same
+        print(note)
     return 0
 
 

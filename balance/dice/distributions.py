@@ -167,8 +167,14 @@ class Distribution:
     # --- what designers ask of it --------------------------------------------------------
     @property
     def mean(self) -> float:
-        """The mean total."""
-        return float(np.dot(self.totals, self.probabilities))
+        """The mean total, summed exactly (``math.fsum``): a symmetric distribution such as
+        ``1d6-1d6`` has mean 0, not a rounding residue.
+
+        >>> from balance.dice import distribution
+        >>> distribution("1d6-1d6").mean, distribution("3d6-3d6").mean
+        (0.0, 0.0)
+        """
+        return math.fsum((self.totals * self.probabilities).tolist())
 
     @property
     def sd(self) -> float:
