@@ -84,7 +84,7 @@ KIND_OF = {
     ("negotiate", "modifier"): "signed",
     ("treat", "cunning"): "signed", ("treat", "injury"): "name", ("treat", "level"): "name",
     ("rescue", "arrival"): "dice_number", ("rescue", "negative_hp"): "dice_count",
-    ("rescue", "wounds"): "natural", ("rescue", "ap"): "natural_either",
+    ("rescue", "wounds"): "natural", ("rescue", "action_ap"): "natural_either",
     ("rescue", "heal"): "count",
     ("rest", "segments"): "segment", ("rest", "hp"): "signed",
     ("rest", "max_hp"): "natural_either",
@@ -123,7 +123,7 @@ KIND_OF = {
 
 #: heavy cases (option, value), run in a subprocess under resource limits
 HEAVY_VALUES = {HUGE, f"{HUGE}:15", f"8:{HUGE}"}
-HEAVY_OPTIONS = {"trials", "workers", "arrival", "negative_hp", "segments", "ap"}
+HEAVY_OPTIONS = {"trials", "workers", "arrival", "negative_hp", "segments", "ap", "action_ap"}
 EXTRA_HEAVY = [
     ["rescue", "--arrival", "1000000d1000000", "--trials", "1000"],
     ["rescue", "--negative-hp", "100000d100000", "--trials", "1000"],

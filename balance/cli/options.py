@@ -498,11 +498,16 @@ def _kind(values: list) -> str:
 
 def _number(v: float) -> str:
     """``v`` as tables show a fraction: :data:`DIGITS` decimals; blank if missing; a value
-    that is not zero but would round to 0.0000 (a rare total of 500d6) in scientific notation,
-    so a possible outcome never reads as impossible."""
+    that is not zero but below 0.001 (a rare total of 500d6, a campaign's 5 deaths in
+    100,000) in scientific notation with three digits, so a possible outcome never reads as
+    impossible and a small one is not rounded to twice its size (5e-05 was 0.0001).
+
+    >>> _number(0.17), _number(5e-05), _number(0.00077), _number(0.0), _number(0.001)
+    ('0.1700', '5.00e-05', '7.70e-04', '0.0000', '0.0010')
+    """
     if v != v:
         return ""
-    if 0 < abs(v) < 0.5 * 10 ** -DIGITS:
+    if 0 < abs(v) < 10 ** (1 - DIGITS):
         return f"{v:.2e}"
     return f"{v:.{DIGITS}f}" if abs(v) < 1e15 else f"{v:.4g}"
 
