@@ -233,3 +233,12 @@ def test_rescue_names_its_ap_option(capsys):
     assert cli.main(["rescue", "--ap", "-1"]) == 2
     assert capsys.readouterr().err.strip() == (
         "balance: error: argument --ap: must be an integer between 0 and 1000, got -1")
+
+
+@pytest.mark.parametrize("argv", [["calibrate", "-1/2"], ["calibrate", "3/1", "-1/2"]])
+def test_a_negative_ratio_is_refused_as_a_ratio_not_as_an_unknown_option(argv, capsys):
+    # read as an option: "the following arguments are required" / "unrecognized arguments"
+    assert cli.main(argv) == 2
+    assert capsys.readouterr().err.strip() == (
+        "balance: error: argument ratios: '-1/2' is not an adversity ratio; expected a "
+        "fraction such as '3/1' or '1/2', a Fraction, an integer or a creature sheet")

@@ -163,6 +163,13 @@ class _RestParser(MinusParser):
     minus = re.compile(r"-\d*:")
 
 
+class _CalibrateParser(MinusParser):
+    """``balance calibrate``'s parser: a negative ratio (``-1/2``) is a ratio, so it is
+    refused as one (a ratio must be above 0), not read as an unknown option."""
+
+    minus = re.compile(r"-\d*/")
+
+
 def _segment(text: str) -> tuple[str, str]:
     hours, sep, score = text.partition(":")
     if not sep or not hours or not score:
@@ -414,6 +421,7 @@ def register(sub) -> None:
                    "or French), e.g. 3/1 1/2 1/2 or Goblin Troll")
     p.add_argument("--pcs", type=int, default=4, help="number of PCs (default 4)")
     add_lang(p, "language of the challenge name")
+    p.__class__ = _CalibrateParser  # a ratio may start with '-' (refused by its own check)
 
     p = _parser(sub, "fight",
                 "simulate a fight of the default party (GM guide, checks and attacks)",
