@@ -37,7 +37,10 @@ class RulesError(ValueError):
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
-    """Return ``" (did you mean 'x'?)"`` when a close match exists, else ``""``."""
+    """Return ``" (did you mean 'x'?)"`` when a close match exists, else ``""`` (also for a
+    word far longer than any name: difflib's time grows with the product of the lengths)."""
+    if len(str(word)) > 200:
+        return ""
     close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1, cutoff=0.6)
     return f" (did you mean '{close[0]}'?)" if close else ""
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Mapping, Sequence
 
-from .errors import did_you_mean
+from .errors import did_you_mean, shown
 
 __all__ = ["normalise", "find_row", "label"]
 
@@ -23,13 +23,13 @@ def find_row(rows: Sequence[Mapping], name: object, what: str,
     Raises a one-line ``ValueError`` naming ``what`` (the argument) and a close match.
     """
     if not isinstance(name, str):
-        raise ValueError(f"{what} must be a name (English or French), got {name!r}")
+        raise ValueError(f"{what} must be a name (English or French), got {shown(name)}")
     wanted = normalise(name)
     for i, row in enumerate(rows):
         if any(normalise(row[k]) == wanted for k in keys if k in row):
             return i, row
     choices = [row[k] for row in rows for k in keys if k in row]
-    raise ValueError(f"unknown {what} {name!r}{did_you_mean(name, choices)}; accepted: "
+    raise ValueError(f"unknown {what} {shown(name)}{did_you_mean(name, choices)}; accepted: "
                      f"the English or French names of the table, e.g. "
                      f"{', '.join(repr(r[keys[0]]) for r in rows[:3])}")
 

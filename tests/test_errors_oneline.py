@@ -242,3 +242,11 @@ def test_a_negative_ratio_is_refused_as_a_ratio_not_as_an_unknown_option(argv, c
     assert capsys.readouterr().err.strip() == (
         "balance: error: argument ratios: '-1/2' is not an adversity ratio; expected a "
         "fraction such as '3/1' or '1/2', a Fraction, an integer or a creature sheet")
+
+
+def test_a_huge_unknown_name_is_cut_in_the_message(capsys):
+    # a 100,000-character --injury was written back whole
+    assert cli.main(["treat", "--cunning", "10", "--injury", "A" * 100_000,
+                     "--level", "light"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and len(err) < 400 and "AAA..." in err, err[:500]

@@ -14,6 +14,7 @@ import argparse
 import math
 
 from ..budgets import MAX_ARMOUR, MAX_SKILL
+from ..errors import shown
 from .options import add_format, add_lang, add_mc, add_rules, emit, load
 
 __all__ = ["register"]
@@ -86,7 +87,7 @@ def _row(rules, value: str, option: str, table: str, lang: str):
         return find_row(rows, value.replace("_", " "), option, keys=("key_name", "en", "fr"))[1]
     except ValueError:
         names = [r.get(lang) or r["en"] for r in rows]
-        raise ValueError(f"argument {option}: unknown {table[:-1]} {value!r}"
+        raise ValueError(f"argument {option}: unknown {table[:-1]} {shown(value)}"
                          f"{did_you_mean(value, names)}; accepted: {', '.join(names)}"
                          ) from None
 
