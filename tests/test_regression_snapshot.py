@@ -132,3 +132,9 @@ def test_infinite_values_survive_the_round_trip(tmp_path):
     assert (same["change"] == 0).all() and not same["moved"].any()
     moved = bl.regression.compare(None, back, only=["treatment.*"]).set_index("metric")
     assert moved.loc["treatment.days_to_cure@C12,Bleeding", "moved"]
+
+
+def test_a_folder_given_as_a_snapshot_is_named_a_folder(tmp_path):
+    with pytest.raises(SnapshotError, match=r"^.*: a folder, not a snapshot file \(balance "
+                                            r"snapshot --out FILE.json writes one\)$"):
+        snapshot.read(tmp_path)

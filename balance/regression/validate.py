@@ -100,7 +100,9 @@ def load(path: str | os.PathLike) -> dict:
     """The parsed JSON of a snapshot file, within the size and depth limits."""
     path = Path(path)
     if not path.is_file():
-        raise SnapshotError(f"{path}: no such snapshot file")
+        what = "a folder, not a snapshot file (balance snapshot --out FILE.json writes one)" \
+            if path.is_dir() else "no such snapshot file"
+        raise SnapshotError(f"{path}: {what}")
     size = path.stat().st_size
     if size > MAX_BYTES:
         raise SnapshotError(f"{path}: larger than the {MAX_BYTES // 2**20} MiB a snapshot may "
