@@ -17,6 +17,7 @@ budget                    value                  what it bounds
 :data:`MAX_CONSTANT`      10**9                  size of a constant of a dice expression
 :data:`MAX_SUPPORT`       10**6 values           support of an exact dice distribution
 :data:`MAX_SAMPLE`        10**8 values           values of one dice.sample call
+:data:`MAX_ROLLS`         10**10 dice            dice rolled by one dice.sample call
 :data:`MAX_EXPLOSIONS`    20 extra rolls         explosions of one exploding die (``1d6!``)
 :data:`MAX_TABLE_ROWS`    1,000 rows             rows of any table of a rules file
 :data:`MAX_GRID_CELLS`    2 x 10**7 cells        exact lookup surfaces built from rules
@@ -45,6 +46,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from .errors import RulesError, check_integer
 
 __all__ = ["MAX_TRIALS", "MAX_BLOCKS", "MAX_DICE", "MAX_FACES", "MAX_CONSTANT", "MAX_SAMPLE",
+           "MAX_ROLLS",
            "MAX_SUPPORT", "MAX_TABLE_ROWS", "MAX_GRID_CELLS", "MAX_RESULT_CELLS", "MAX_PRINTED_ROWS",
            "MAX_RULES_DEPTH",
            "MAX_RULES_BYTES", "MAX_EXPLOSIONS", "MAX_SKILL", "MAX_ARMOUR", "max_workers", "check_trials", "check_blocks", "check_workers",
@@ -67,6 +69,9 @@ MAX_CONSTANT = 10**9
 MAX_SUPPORT = 10**6
 #: Values drawn by one ``dice.sample`` call (int64: 800 MB); Monte Carlo runs draw per block.
 MAX_SAMPLE = 10**8
+#: Dice rolled by one ``dice.sample`` call (values x dice of the expression: some 20 s of
+#: drawing); 10**8 totals of ``1000d10000`` (10**11 dice, some 4 minutes) are refused.
+MAX_ROLLS = 10**10
 #: Extra rolls of one exploding die (``1d6!``): a die explodes at most this many times, the
 #: last extra roll stands even when it shows its highest face (a d6 leaves out a mass of
 #: (1/6)**21 = 4.6e-17, a d2 (1/2)**21 = 4.8e-7: :attr:`balance.dice.Dice.truncated_mass`).
@@ -144,13 +149,18 @@ def check_support(expr: object, support: int) -> int:
     return support
 
 
-def check_sample(size: Sequence[int] | int) -> None:
-    """Refuse drawing more than :data:`MAX_SAMPLE` values at once."""
+def check_sample(size: Sequence[int] | int, dice: int = 1, name: str = "size") -> None:
+    """Refuse drawing more than :data:`MAX_SAMPLE` values at once, or rolling more than
+    :data:`MAX_ROLLS` dice for them (``dice`` a value); ``name``: the argument."""
     shape = tuple(size) if isinstance(size, (tuple, list)) else (size,)
     values = math.prod(int(n) for n in shape)
     if values > MAX_SAMPLE:
         raise ValueError(f"size must hold at most {MAX_SAMPLE:,} values (the sample budget; "
                          f"draw in chunks or use balance.montecarlo.run), got {values:,}")
+    if values * dice > MAX_ROLLS:
+        raise ValueError(f"{name}: {values:,} values of {dice:,} dice each roll {values * dice:,} "
+                         f"dice; one draw rolls at most {MAX_ROLLS:,} (the sample budget): "
+                         f"draw fewer values")
 
 
 def check_rows(where: str, rows: Sequence, source: str) -> None:

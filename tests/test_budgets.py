@@ -300,3 +300,17 @@ def test_a_printed_table_is_refused_above_the_printed_rows_budget(capsys):
                    "(the printed-rows budget): pass fewer values, or use the Python API "
                    "(balance.grids) for a larger grid"]
     assert budgets.check_printed("x", {"--a": 1000, "--b": 1000}) == budgets.MAX_PRINTED_ROWS
+
+
+def test_a_sample_is_limited_by_the_dice_it_rolls(capsys):
+    # 10^8 totals of 1000d10000 (10^11 dice) drew for minutes: refused before any draw
+    from balance import cli
+    assert cli.main(["dice", "1000d10000", "--trials", "100000000"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "balance: error: argument --trials: 100,000,000 values of 1,000 dice each roll "
+        "100,000,000,000 dice; one draw rolls at most 10,000,000,000 (the sample budget): "
+        "draw fewer values")
+    with pytest.raises(ValueError, match=r"^size: 20,000,000 values of 1,000 dice each roll"):
+        bl.dice.sample("1000d6", 2 * 10**7, seed=1)
+    budgets.check_sample(10**7, 1000)                    # the budget is inclusive
+    assert bl.dice.parse("4d6kh3+2d8-1d4+3").dice_count == 7

@@ -71,7 +71,7 @@ def dice_table(expr: str, trials: int | None = None, seed: int = DEFAULT_SEED):
         from ..budgets import check_sample
         from ..montecarlo.intervals import wilson
 
-        check_sample(trials)
+        check_sample(trials, parsed.dice_count, name="argument --trials")
         draws = parsed.sample(trials, seed)
         values, counts = np.unique(draws, return_counts=True)
         dist = dice.Distribution(values, counts / trials, str(parsed))  # the frequencies

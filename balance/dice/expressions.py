@@ -46,6 +46,11 @@ class Dice:
                              "is used")
         return self.plain_terms
 
+    @property
+    def dice_count(self) -> int:
+        """Dice rolled for one total (before any explosion or reroll)."""
+        return sum(c for _, c, _ in self.plain_terms) + sum(pool.count for pool in self.pools)
+
     def __str__(self) -> str:
         parts = []
         for sign, count, faces in self.plain_terms:
@@ -109,7 +114,7 @@ class Dice:
         """Draw ``size`` totals (int64) with ``seed`` (int, SeedSequence, Generator or None);
         at most ``budgets.MAX_SAMPLE`` (10**8) values per call."""
         gen = as_generator(seed)
-        check_sample(size)
+        check_sample(size, self.dice_count)
         # the constant goes into the first table drawn from (one pass less)
         constant, terms = self.constant, []
         for sign, count, faces in self.plain_terms:
