@@ -151,11 +151,34 @@ def check_support(expr: object, support: int) -> int:
 
 def check_sample(size: Sequence[int] | int, dice: int = 1, name: str = "size") -> None:
     """Refuse drawing more than :data:`MAX_SAMPLE` values at once, or rolling more than
-    :data:`MAX_ROLLS` dice for them (``dice`` a value); ``name``: the argument."""
+    :data:`MAX_ROLLS` dice for them.
+
+    Parameters
+    ----------
+    size : int or sequence of int
+        The shape of the draw (its values: the product).
+    dice : int, default 1
+        Dice rolled for one value (:attr:`balance.dice.Dice.dice_count`).
+    name : str, default "size"
+        The argument the message names (``"argument --trials"`` on the command line).
+
+    Raises
+    ------
+    ValueError
+        Over either budget, in one line naming ``name``.
+
+    Examples
+    --------
+    >>> check_sample(10**7, dice=1000)         # 10**10 dice: the budget is inclusive
+    >>> check_sample(10**7, dice=1001)
+    Traceback (most recent call last):
+    ...
+    ValueError: size: 10,000,000 values of 1,001 dice each roll 10,010,000,000 dice; one draw rolls at most 10,000,000,000 (the sample budget): draw fewer values
+    """
     shape = tuple(size) if isinstance(size, (tuple, list)) else (size,)
     values = math.prod(int(n) for n in shape)
     if values > MAX_SAMPLE:
-        raise ValueError(f"size must hold at most {MAX_SAMPLE:,} values (the sample budget; "
+        raise ValueError(f"{name} must hold at most {MAX_SAMPLE:,} values (the sample budget; "
                          f"draw in chunks or use balance.montecarlo.run), got {values:,}")
     if values * dice > MAX_ROLLS:
         raise ValueError(f"{name}: {values:,} values of {dice:,} dice each roll {values * dice:,} "
@@ -183,8 +206,31 @@ def check_grid(what: str, shape: Sequence[int], because: str = "",
 
 
 def check_printed(what: str, sizes: Mapping[str, int]) -> int:
-    """The rows of a printed table of every combination of the options ``sizes`` (option ->
-    how many values), refused before any work above :data:`MAX_PRINTED_ROWS`."""
+    """The rows of a printed table of every combination of some options, refused before any
+    work above :data:`MAX_PRINTED_ROWS`.
+
+    Parameters
+    ----------
+    what : str
+        The command, named first in the message.
+    sizes : mapping of str to int
+        Each option and how many values it was given.
+
+    Returns
+    -------
+    int
+        The rows (the product of the sizes).
+
+    Raises
+    ------
+    ValueError
+        More rows than the budget, in one line naming each option's count.
+
+    Examples
+    --------
+    >>> check_printed("balance death", {"--seconds": 100, "--wounds": 4})
+    400
+    """
     rows = math.prod(sizes.values())
     if rows > MAX_PRINTED_ROWS:
         counts = " x ".join(f"{n:,} {option}" for option, n in sizes.items())

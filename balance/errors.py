@@ -125,14 +125,19 @@ def check_integer_array(name: str, value: object, *, min: int | None = None,
         arr = np.asarray(value)
     except Exception:  # pragma: no cover - exotic inputs
         raise _invalid(name, "integers", min, max, value, repr_=True) from None
-    if arr.dtype == object and arr.size and all(
-            isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_))
-            for v in arr.flat):         # whole numbers (beyond int64: name the first)
-        big = next((int(v) for v in arr.flat if not _INT64_MIN <= v <= _INT64_MAX), None)
-        if big is not None:
-            raise _invalid(name, "integers", _INT64_MIN if min is None else min,
-                           _INT64_MAX if max is None else max, big)
-        arr = arr.astype(np.int64)
+    lo = _INT64_MIN if min is None else min      # the range a message names
+    hi = _INT64_MAX if max is None else max
+    if arr.dtype == object and arr.size:    # whole numbers, some maybe beyond int64
+        big = None
+        for v in arr.flat:
+            if not isinstance(v, numbers.Integral) or isinstance(v, (bool, np.bool_)):
+                break                       # not whole numbers: refused below
+            if big is None and not _INT64_MIN <= int(v) <= _INT64_MAX:
+                big = int(v)                # the first one beyond int64
+        else:
+            if big is not None:
+                raise _invalid(name, "integers", lo, hi, big)
+            arr = arr.astype(np.int64)
     if arr.dtype == bool or arr.dtype.kind not in "iuf":
         raise _invalid(name, "integers", min, max, value, repr_=True)
     if arr.dtype.kind == "f":
@@ -140,8 +145,6 @@ def check_integer_array(name: str, value: object, *, min: int | None = None,
             raise _invalid(name, "integers", min, max, value, repr_=True)
         _in_range(name, "integers", arr, min, max)  # the value given, before any cast
     if arr.dtype.kind in "fu":  # outside int64 a cast would wrap
-        lo = _INT64_MIN if min is None else min
-        hi = _INT64_MAX if max is None else max
         if arr.dtype.kind == "f":  # 2.0**63 is the first float past int64
             bad = arr[(arr < -2.0**63) | (arr >= 2.0**63)]
         else:

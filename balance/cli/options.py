@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # pandas is imported when a table is printed (a fast start)
 
 __all__ = ["FORMATS", "DEFAULT_SEED", "DIGITS", "Parser", "MinusParser", "Setting", "one_line", "as_options",
            "check_output", "wrote", "add_format",
-           "add_lang", "path_arg", "trials_arg", "seed_arg", "natural_arg", "workers_arg", "add_rules", "add_mc", "load", "rules_used", "rules_line", "forget_rules",
+           "add_lang", "path_arg", "trials_arg", "seed_arg", "natural_arg", "workers_arg", "add_rules", "add_mc", "load", "rules_used", "rules_line", "forget_rules", "check_distinct",
            "rule_files", "emit"]
 
 
@@ -133,8 +133,27 @@ def check_output(option: str, path: str | None, force: bool,
 
 
 def check_distinct(*outputs: tuple[str, str | None]) -> None:
-    """Refuse two output options (``(option, path)`` pairs) that name the same file, before
-    any work: the second would silently replace the first."""
+    """Refuse two output options that name the same file, before any work: the second would
+    silently replace the first.
+
+    Parameters
+    ----------
+    *outputs : (str, str or None)
+        ``(option, path)`` pairs; a path of None (the option not given) is skipped.
+
+    Raises
+    ------
+    ValueError
+        ``"--html PATH: the same file as --csv; give each output its own file"``.
+
+    Examples
+    --------
+    >>> check_distinct(("--csv", "moved.csv"), ("--html", None), ("--json", "moved.json"))
+    >>> check_distinct(("--csv", "moved.csv"), ("--html", "./moved.csv"))
+    Traceback (most recent call last):
+    ...
+    ValueError: --html ./moved.csv: the same file as --csv; give each output its own file
+    """
     from pathlib import Path
 
     seen: dict[Path, str] = {}

@@ -177,9 +177,10 @@ def diff_command(args) -> int:
     from ..regression import compare_snapshots, format_table
     from ..regression.diff import as_snapshot, independent_seed
     seed = args.seed
-    for option in ("csv", "html"):  # before any work: a FIFO or device is never replaced,
-        check_output(f"--{option}", getattr(args, option), args.force)  # a file only if forced
-    check_distinct(("--csv", args.csv), ("--html", args.html))
+    outputs = (("--csv", args.csv), ("--html", args.html))
+    for option, path in outputs:  # before any work: a FIFO or device is never replaced,
+        check_output(option, path, args.force)  # a file only if forced
+    check_distinct(*outputs)
     if args.bundled and not args.html:
         raise ValueError("--bundled adds sections to the --html report: give --html FILE too")
     options = {"trials": _trials(args), "tolerances": _tolerances(args) or None,

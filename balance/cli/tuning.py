@@ -220,11 +220,10 @@ def _recalibrate(args) -> int:
     if wrong:  # before any computation; a variant may move the cap
         raise ValueError(f"argument --levels: a party level from {low} to {high} (the rules' "
                          f"creatures.level_min to level_max), got {wrong[0]}")
-    with _as_option("--families", "families"), _as_option("--held-out", "held_out"):
-        res = recalibrate(levels=levels, families=args.families or TRAINING_FAMILIES,
-                          held_out=args.held_out or HELD_OUT_FAMILIES, trials=args.trials,
-                          seed=args.seed, model=args.model, workers=args.workers,
-                          rules=rules)
+    res = recalibrate(levels=levels, families=args.families or TRAINING_FAMILIES,
+                      held_out=args.held_out or HELD_OUT_FAMILIES, trials=args.trials,
+                      seed=args.seed, model=args.model, workers=args.workers,
+                      rules=rules)  # "families: ..." reads as --families (cli.as_options)
     ratios = res.ratios.assign(guide_ratio=res.ratios["guide_ratio"].astype(str),
                                proposed_ratio=res.ratios["proposed_ratio"].astype(str))
     header = {"seed": args.seed, "trials": args.trials}

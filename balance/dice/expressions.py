@@ -48,7 +48,12 @@ class Dice:
 
     @property
     def dice_count(self) -> int:
-        """Dice rolled for one total (before any explosion or reroll)."""
+        """Dice rolled for one total (before any explosion or reroll).
+
+        >>> from balance.dice import parse
+        >>> parse("4d6kh3+2d8-1").dice_count
+        6
+        """
         return sum(c for _, c, _ in self.plain_terms) + sum(pool.count for pool in self.pools)
 
     def __str__(self) -> str:

@@ -75,14 +75,14 @@ def parse(expr: str | int | Dice) -> Dice:
             raise ValueError(f"bad dice expression {_shown(expr)}: {_shown(body)} must have 1 to "
                              f"{MAX_FACES} faces")
         terms.append((sign, count, faces))
-    rolled = sum(c for _, c, _ in terms) + sum(pool.count for pool in pools)
-    if rolled > MAX_DICE:
+    parsed = Dice(tuple(terms), constant, tuple(pools))
+    if parsed.dice_count > MAX_DICE:
         raise ValueError(f"bad dice expression {_shown(expr)}: rolls "
-                         f"{rolled:,} dice; at most {MAX_DICE} in all")
+                         f"{parsed.dice_count:,} dice; at most {MAX_DICE} in all")
     if abs(constant) > MAX_CONSTANT:
         raise ValueError(f"bad dice expression {_shown(expr)}: constant {constant} must be "
                          f"between -{MAX_CONSTANT} and {MAX_CONSTANT}")
-    return Dice(tuple(terms), constant, tuple(pools))
+    return parsed
 
 
 def _parse_pool(expr: str, sign: int, body: str, after: str = "") -> Pool:
