@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 
 from .._atomic import check_output_file, write_file
-from ..bench import KERNELS, __doc__ as BENCH_DOC, format_table, load_kernels, run_bench
+from ..bench import KERNELS, format_table, load_kernels, run_bench
 from ..errors import did_you_mean
 from .options import Parser, one_line, path_arg
 
@@ -14,7 +14,12 @@ __all__ = ["main"]
 def main(argv: list[str] | None = None) -> int:
     """Command line: ``balance bench [--quick] [--only NAME] [--format table|json] [--json FILE
     [--force]]``."""
-    parser = Parser(prog="balance bench", description=BENCH_DOC.splitlines()[0])
+    parser = Parser(
+        prog="balance bench",
+        description="How fast are the Monte Carlo kernels on this machine? Trials per second "
+                    "against the floor (numpy drawing the same dice) and plain Python, the "
+                    "exact-dice rows, peak memory, 2 workers against 1 and the first answers "
+                    "of a fresh process (docs: explanation/performance).")
     parser.add_argument("--quick", action="store_true", help="small sizes (seconds, not minutes)")
     parser.add_argument("--only", metavar="NAME",
                         help="one kernel (critical-injury, d20-test, ...)")
