@@ -297,24 +297,26 @@ _BURN_SCRIPT = """
 import time, numpy as np
 gen = np.random.default_rng(0)
 start = time.perf_counter()
-for _ in range({blocks}):
-    gen.integers(0, 100, size=1 << 20)
+for _ in range({blocks} * 16):  # 2^16 16-bit integers a call: in cache, as the engine's blocks
+    gen.integers(0, 100, size=1 << 16, dtype=np.int16)
 print(time.perf_counter() - start)
 """
 
 
-def measure_machine_parallel(workers: int = 2, blocks: int = 100) -> dict:
+def measure_machine_parallel(workers: int = 2, blocks: int = 100, repeat: int = 3) -> dict:
     """What the machine gives ``workers`` processes at this moment, engine aside: the seconds
-    of one fresh Python process drawing ``blocks`` x 2^20 integers with numpy, then of
-    ``workers`` such processes started together (the slowest), and ``x_machine``, their
-    throughput over one's (``workers`` on idle cores; less when the cores are shared).
+    of one fresh Python process drawing ``blocks`` x 2^20 integers with numpy (2^16 a call,
+    within a core's cache, so that it measures the cores and not the memory), then of
+    ``workers`` such processes started together (the slowest), each the best of ``repeat``
+    taken in turn, and ``x_machine``, their throughput over one's (``workers`` on idle cores;
+    less when the cores are shared).
 
     Examples
     --------
     >>> import balance as bl
-    >>> m = bl.bench.measure_machine_parallel(workers=2, blocks=1)
+    >>> m = bl.bench.measure_machine_parallel(workers=2, blocks=1, repeat=1)
     >>> sorted(m), m["workers"]
-    (['seconds_1', 'seconds_together', 'workers', 'x_machine'], 2)
+    (['repeat', 'seconds_1', 'seconds_together', 'workers', 'x_machine'], 2)
     """
     def start() -> subprocess.Popen:
         return subprocess.Popen([sys.executable, "-c", _BURN_SCRIPT.format(blocks=blocks)],
@@ -323,10 +325,13 @@ def measure_machine_parallel(workers: int = 2, blocks: int = 100) -> dict:
     def seconds(proc: subprocess.Popen) -> float:
         return float(proc.communicate()[0])
 
-    one = seconds(start())
-    together = max(seconds(p) for p in [start() for _ in range(workers)])
-    return {"workers": workers, "seconds_1": one, "seconds_together": together,
-            "x_machine": workers * one / together}
+    ones, together = [], []
+    for _ in range(repeat):
+        ones.append(seconds(start()))
+        together.append(max(seconds(p) for p in [start() for _ in range(workers)]))
+    one, many = min(ones), min(together)
+    return {"workers": workers, "repeat": repeat, "seconds_1": one, "seconds_together": many,
+            "x_machine": workers * one / many}
 
 
 def run_parallel(sampler: Callable, trials: int, *, workers: int, seed: RNGLike = None,
@@ -344,29 +349,32 @@ def measure_workers(trials: int, kernel: str = "critical-injury", workers: int =
                     repeat: int = 3, startup_seconds: float | None = None) -> dict:
     """Wall time of ``trials`` trials on 1 process and on ``workers`` processes.
 
-    ``seconds_1``: best of ``repeat`` runs in this process. ``seconds_cold``: the first run
-    asked for ``workers`` with no pool up (the engine then decides whether starting one pays:
-    ``cold_note`` says what it did). ``seconds_N``: best of ``repeat`` runs on a warm pool,
-    started beforehand with :func:`balance.montecarlo.start_workers` (as a designer would
-    before a session of short runs). ``startup_seconds``: the pool's measured start-up
-    (:func:`measure_pool_startup`); ``min_trials``: the run length from which a cold start pays.
+    ``seconds_cold``: the first run asked for ``workers`` with no pool up (the engine then
+    decides whether starting one pays: ``cold_note`` says what it did). Then a pool is started
+    with :func:`balance.montecarlo.start_workers` (as a designer would before a session of short
+    runs) and the two are timed in turn, ``repeat`` times each: ``seconds_1`` is the best run
+    in this process, ``seconds_N`` the best on the warm pool (taken in turn, so that a machine
+    slowing down or speeding up meanwhile affects both alike; the idle helpers take no CPU).
+    ``startup_seconds``: the pool's measured start-up (:func:`measure_pool_startup`);
+    ``min_trials``: the run length from which a cold start pays.
     """
     sampler = KERNELS[kernel].sampler()
     run = partial(montecarlo.run, sampler, trials, seed=1, progress=False)
     count_draws(sampler, min(trials, montecarlo.BLOCK_SIZE))  # warm-up
-    one = _best(partial(run, workers=1), repeat)
     startup = measure_pool_startup(workers) if startup_seconds is None else startup_seconds
-    per_trial = one / trials
     montecarlo.shutdown_workers()  # no pool for this kernel's first run
     tic = time.perf_counter()
     cold_note = run(workers=workers).note
     cold = time.perf_counter() - tic
     montecarlo.start_workers(workers)
-    warm = []
+    ones, warm = [], []
     for _ in range(repeat):
+        ones.append(_best(partial(run, workers=1), 1))
         tic = time.perf_counter()
         used = run(workers=workers).workers_used
         warm.append(time.perf_counter() - tic)
+    one = min(ones)
+    per_trial = one / trials
     many = min(warm)
     return {"kernel": kernel, "unit": KERNELS[kernel].unit, "trials": trials, "workers": workers,
             "pooled": used == workers, "startup_seconds": startup,
@@ -457,7 +465,8 @@ def run_bench(*, quick: bool = False, only: str | None = None) -> dict:
             w = measure_workers(q if quick else n, kernel, repeat=1 if quick else 3,
                                 startup_seconds=startup)
             # right after: were both cores there? (shared cores cap what any engine gets)
-            w["machine"] = measure_machine_parallel(w["workers"], 20 if quick else 100)
+            w["machine"] = measure_machine_parallel(w["workers"], 20 if quick else 100,
+                                                    repeat=1 if quick else 3)
             out["workers"].append(w)
     out["machine"]["load_average_end"] = machine()["load_average"]
     return out
@@ -469,7 +478,8 @@ def _machine_text(m: dict | None) -> str:
         return ""
     return (f"; the machine just after: {m['workers']} plain numpy processes side by side "
             f"{m['x_machine']:.2f}x one ({m['seconds_1']:.2f} s alone, "
-            f"{m['seconds_together']:.2f} s together)")
+            f"{m['seconds_together']:.2f} s together"
+            + (f", best of {m['repeat']} each" if m.get("repeat", 1) > 1 else "") + ")")
 
 
 def _rate(x: float, what: str = "") -> str:
