@@ -144,3 +144,22 @@ def test_two_worker_processes_give_the_same_recalibration():
     two = bl.encounters.recalibrate(workers=2, **kw)
     assert one.table["party_win_rate"].equals(two.table["party_win_rate"])
     assert one.ratios.equals(two.ratios) and one.check.equals(two.check)
+
+
+def test_challenges_come_from_exact_calibrations(monkeypatch):
+    """GM guide: calibration in exact fractions. In floats 4 x 1/12 + 7 x 2/3 - 4 is
+    0.9999999999999991, one band too low (Demanding, not Intense): every challenge the
+    recalibration names is read from a Fraction, and that sum reads Intense."""
+    from balance.guide import recalibration
+    assert bl.encounters.challenge(np.array([4.0, 7.0]) @ [1 / 12, 2 / 3] - 4) == "Demanding"
+    (exact,) = recalibration._exact_calibrations(np.array([[4.0, 7.0]]),
+                                                 [Fraction(1, 12), Fraction(2, 3)], 4)
+    assert exact == 1 and bl.encounters.challenge(exact) == "Intense"
+    seen = []
+    real = recalibration.challenge
+    monkeypatch.setattr(recalibration, "challenge",
+                        lambda value, **kw: seen.append(value) or real(value, **kw))
+    rec = bl.encounters.recalibrate(levels=(5,), trials=100, seed=0)
+    assert len(seen) == 2 * len(rec.table) and all(isinstance(v, Fraction) for v in seen)
+    assert [float(v) for v in seen[:len(rec.table)]] == pytest.approx(
+        rec.table["guide_calibration"].tolist(), abs=1e-12)

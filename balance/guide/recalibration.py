@@ -198,15 +198,16 @@ def recalibrate(levels: Sequence[int] = (3, 5, 8), families: Any = TRAINING_FAMI
     held_labels = {" + ".join(f) for f in held}
     table.insert(0, "split", ["held-out" if f in held_labels else "training"
                               for f in table["family"]])
-    def worth(g: str) -> float:  # a group: a creature's name, or a rung of the ladder
-        return float(sheets[g].adversity_ratio or 0) if g in sheets else float(Fraction(g))
+    def worth(g: str) -> Fraction:  # a group: a creature's name, or a rung of the ladder
+        return Fraction(sheets[g].adversity_ratio or 0) if g in sheets else Fraction(g)
 
     groups = sorted(trained, key=worth)
     counts = np.array([[sum(group_of[n] == g for n in row) for g in groups]
                        for row in table["names"]], dtype=float)
     win = table["party_win_rate"].to_numpy(float)
     fit_rows = (table["split"] == "training").to_numpy()
-    guide = np.array([worth(g) for g in groups])
+    exact_guide = [worth(g) for g in groups]
+    guide = np.array([float(r) for r in exact_guide])
     before_mid, before_scale = _fit_curve(counts[fit_rows] @ guide - pcs, win[fit_rows])
     ratios = _fit_ratios(counts[fit_rows], win[fit_rows], guide, pcs, midpoint)
     proposed = [_fraction(r) for r in ratios]
@@ -216,8 +217,12 @@ def recalibrate(levels: Sequence[int] = (3, 5, 8), families: Any = TRAINING_FAMI
     new_cal = counts @ rounded - pcs
     table["guide_calibration"] = guide_cal
     table["calibration"] = new_cal
-    table["challenge_before"] = [challenge(c, rules=rules) for c in guide_cal]
-    table["challenge_after"] = [challenge(c, rules=rules) for c in new_cal]
+    # the challenges from the exact calibrations (GM guide: in fractions; the floats can fall
+    # just under a band's edge: 4 x 1/12 + 7 x 2/3 - 4 is 0.9999999999999991 in floats)
+    table["challenge_before"] = [challenge(c, rules=rules)
+                                 for c in _exact_calibrations(counts, exact_guide, pcs)]
+    table["challenge_after"] = [challenge(c, rules=rules)
+                                for c in _exact_calibrations(counts, proposed, pcs)]
     table["predicted_before"] = _curve(guide_cal, before_mid, before_scale)
     table["predicted_after"] = _curve(new_cal, midpoint, scale)
     ratio_rows = _ratio_table(names, group_of, groups, proposed, sheets)
@@ -233,6 +238,18 @@ def recalibrate(levels: Sequence[int] = (3, 5, 8), families: Any = TRAINING_FAMI
                          rules=variant, model=model, midpoint=midpoint, scale=scale,
                          midpoint_before=before_mid, scale_before=before_scale,
                          trials=trials, seed=seed)
+
+
+def _exact_calibrations(counts: np.ndarray, ratios: list[Fraction], pcs: int) -> list[Fraction]:
+    """Each row's calibration in exact fractions, ``sum(count x ratio) - pcs`` (GM guide,
+    adversity ratio and calibration): ``counts`` (encounters x groups) holds whole numbers.
+
+    >>> import numpy as np
+    >>> from fractions import Fraction
+    >>> _exact_calibrations(np.array([[4.0, 7.0]]), [Fraction(1, 12), Fraction(2, 3)], 4)
+    [Fraction(1, 1)]
+    """
+    return [sum((int(c) * r for c, r in zip(row, ratios)), Fraction(0)) - pcs for row in counts]
 
 
 def _fit_curve(cal: np.ndarray, win: np.ndarray, midpoint: float | None = None):
