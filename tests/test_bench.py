@@ -38,6 +38,23 @@ def test_plain_python_critical_injury_reads_the_rules(change, monkeypatch):
     _agree(counts, exact)
 
 
+@pytest.mark.parametrize("faces, n, calls", [(100, 100_001, 50_001), (20, 60_002, 20_002),
+                                             (6, 30_004, 6_004), (200, 1_000, 1_000)])
+def test_plain_python_faces_are_drawn_as_the_kernel_draws_them(faces, n, calls):
+    """The fair loop draws several dice a random() (two d100s, three d20s, five d6s) as the
+    kernel does, and each face comes up n / faces times within 5 standard errors."""
+    class Counting(random.Random):
+        calls = 0
+
+        def random(self):
+            Counting.calls += 1
+            return super().random()
+
+    counts = bench.python_face_counts(faces, n, Counting(9))
+    assert Counting.calls == calls and sum(counts) == n
+    _agree(counts, [1 / faces] * faces)
+
+
 def test_plain_python_d20_test_is_the_rule():
     counts = bench._d20_python(100_000, random.Random(4))
     exact = bl.d20.test_points(bench.D20["characteristic"], bench.D20["modifier"])
@@ -70,11 +87,14 @@ def test_counting_generator_counts_exactly_what_is_drawn():
 
 
 def test_kernel_floors_count_the_rules_dice():
-    # one d100 per critical-injury roll and one d20 per Test (core rules): what the floor draws
+    # one d100 per critical-injury roll and one d20 per Test (core rules), drawn two d100s or
+    # three d20s as one integer (dice.face_counts): what the floor draws
     ks = bench.load_kernels()
-    for name, faces in (("critical-injury", 100), ("d20-test", 20)):
-        c = counting.count_draws(ks[name].sampler(), 4096)
-        assert c["integers"] == {faces: 1.0} and c["uniforms"] == 0, (name, c)
+    n = 4096
+    for name, faces, m in (("critical-injury", 100, 2), ("d20-test", 20, 3)):
+        c = counting.count_draws(ks[name].sampler(), n)
+        expected = {faces ** m: (n // m) / n} | ({faces: (n % m) / n} if n % m else {})
+        assert c["integers"] == expected and c["uniforms"] == 0, (name, c)
 
 
 @pytest.mark.parametrize("row", [(3, 6, None), (4, 6, ("h", 3)), (2, 20, ("l", 1)),
@@ -116,7 +136,9 @@ def test_json_file_written_and_an_existing_one_refused(tmp_path, capsys):
     data = json.loads(out.read_text())
     assert {"cpus", "load_average", "python", "numpy", "date"} <= set(data["machine"])
     (k,) = data["kernels"]
-    assert k["kernel"] == "d20-test" and k["draws"]["integers"] == {"20": 1.0}
+    n = k["draws"]["trials"]  # three d20s drawn as one integer of 8,000 outcomes, the rest alone
+    assert k["kernel"] == "d20-test" and k["draws"]["integers"] == {"8000": (n // 3) / n,
+                                                                    "20": (n % 3) / n}
     assert {"trials_per_s", "floor_trials_per_s", "x_floor", "x_python", "seconds"} <= set(k)
     capsys.readouterr()
     before = out.read_text()

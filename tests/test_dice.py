@@ -240,3 +240,55 @@ def test_repr_and_html_show_a_small_table():
     long = dice.distribution("1d100")
     assert len(repr(long).splitlines()) == 2 + long.SHOWN + 1 and "..." in repr(long)
     assert "&lt;" in dice.Distribution([1], [1.0], "<b>")._repr_html_()
+
+
+# --- face_counts: several dice drawn as one integer (issue 16) ------------------------------
+@pytest.mark.parametrize("faces, n", [(100, 10_001), (20, 6_002), (6, 3_004), (2, 11), (8, 0),
+                                      (20, 2), (129, 50), (20_000, 7)])
+def test_face_counts_are_the_digits_of_the_integers_drawn(faces, n):
+    """Independent of the implementation's table: draw the same integers from a twin generator
+    and read each one's base-``faces`` digits by hand, then the rest die by die."""
+    m = 1
+    while m < 5 and faces ** (m + 1) <= 1 << 14:
+        m += 1
+    twin = np.random.default_rng(7)
+    expected = Counter()
+    for value in twin.integers(0, faces ** m, size=n // m, dtype=dice.draw_dtype(faces ** m)):
+        value = int(value)
+        for _ in range(m):
+            value, digit = divmod(value, faces)
+            expected[digit] += 1
+    for value in twin.integers(0, faces, size=n % m, dtype=dice.draw_dtype(faces)):
+        expected[int(value)] += 1
+    counts = dice.face_counts(faces, n, np.random.default_rng(7))
+    assert counts.dtype == np.int64 and counts.shape == (faces,)
+    assert counts.tolist() == [expected[f] for f in range(faces)]
+    # the generator is left where the twin is: the next draw is the same
+    rng = np.random.default_rng(7)
+    dice.face_counts(faces, n, rng)
+    assert rng.random() == twin.random()
+
+
+def test_face_counts_of_a_one_faced_die_and_the_dice_per_draw():
+    assert dice.face_counts(1, 5, np.random.default_rng(0)).tolist() == [5]
+    from balance.dice.sampling import dice_per_draw
+    # as many dice as fit in 2^14 outcomes, at most 5: 100^2, 20^3, 12^3, 10^4, 6^5
+    assert {f: dice_per_draw(f) for f in (100, 20, 12, 10, 6, 2, 129)} == {
+        100: 2, 20: 3, 12: 3, 10: 4, 6: 5, 2: 5, 129: 1}
+
+
+@pytest.mark.parametrize("faces", [100, 20, 6])
+def test_face_counts_are_uniform(faces):
+    """Each face ~ n / faces within 5 standard errors (the digits of a uniform integer of
+    ``faces**m`` outcomes are independent uniform dice: the test above reads them)."""
+    n = 600_000
+    counts = dice.face_counts(faces, n, np.random.default_rng(11))
+    p = 1 / faces
+    se = math.sqrt(n * p * (1 - p))
+    assert np.all(np.abs(counts - n * p) < 5 * se)
+    assert int(counts.sum()) == n
+
+
+def test_draw_dtype_is_the_narrowest_fast_type():
+    assert [dice.draw_dtype(n) for n in (2, 2048, 2049, 2**31, 2**31 + 1, 2**63, 2**64)] == [
+        np.int16, np.int16, np.int32, np.int32, np.int64, np.int64, np.uint64]

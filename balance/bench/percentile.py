@@ -24,7 +24,7 @@ from typing import Any
 from functools import lru_cache, partial
 
 from .. import dice
-from . import Kernel, register
+from . import Kernel, python_face_counts, register
 from ..rules import Rules, resolve
 from ..percentile._common import CRITICAL, FAILURE, FUMBLE, SUCCESS, ceil_div, section
 from ..percentile._common import grade as find_grade
@@ -60,14 +60,14 @@ def _tier_sampler() -> Callable:
 def python_tiers(n: int, rnd: random.Random, skill: int = TIER_SKILL,
                  rules: Rules | None = None) -> list[int]:
     """Counts of fumble, failure, success, critical over ``n`` plain-Python d100 rolls (the tier
-    of each face found once with :func:`python_tier`; the loop draws and counts)."""
+    of each face found once with :func:`python_tier`; the faces drawn and counted two d100s a
+    draw by :func:`balance.bench.python_face_counts`, as the kernel draws them)."""
     sec = section(rules)
     p, die = sec["roll"], sec["die"]
     tier = [python_tier(face, skill, p) for face in range(1, die + 1)]
     counts = [0, 0, 0, 0]
-    draw = rnd.random
-    for _ in range(n):
-        counts[tier[int(draw() * die)]] += 1
+    for face, count in enumerate(python_face_counts(die, n, rnd)):
+        counts[tier[face]] += count
     return counts
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..dice.sampling import face_counts
 from ..errors import check_integer, check_integer_array
 from ..montecarlo.results import Simulation
 from ..rng import RNGLike
@@ -214,8 +215,7 @@ def points_sampler(n: int, rng: np.random.Generator, *,
     (20, 1000)
     """
     die = resolve(rules)["d20"]["die"]
-    faces = rng.integers(0, die, size=n, dtype=np.int16 if die < 2**15 else np.int64)
-    return {"faces": np.bincount(faces, minlength=die).astype(np.int64)}
+    return {"faces": face_counts(die, n, rng)}
 
 
 def simulate(characteristic: int, modifier: int = 0, *, trials: int = 1_000_000, seed: RNGLike = None,

@@ -19,6 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..budgets import check_grid
+from ..dice.sampling import face_counts
 from ..errors import check_integer, check_integer_array
 from ..grids import elementwise
 from ..names import find_row
@@ -613,8 +614,8 @@ def injury_sampler(n: int, rng: np.random.Generator, *, seconds: int, negative_h
                    wounds: int = 0, rules: Rules | None = None) -> dict[str, np.ndarray]:
     """Monte Carlo kernel of one critical-injury roll (core rules, dying and critical injuries).
 
-    Draws the d100 faces, bincounts them, and maps faces to rows with a lookup table, so it costs
-    what drawing and counting the dice costs.
+    Counts the d100 faces (:func:`balance.dice.face_counts`: two dice a draw) and maps faces to
+    rows with a lookup table, so it costs what drawing and counting the dice costs.
 
     Parameters
     ----------
@@ -656,10 +657,9 @@ def injury_sampler(n: int, rng: np.random.Generator, *, seconds: int, negative_h
         return {"rows": counts}
     die = inj["die"]
     k = int(roll_modifier(seconds, negative_hp, wounds, rules=rules))
-    faces = rng.integers(1, die + 1, size=n, dtype=np.int16 if die < 2**15 else np.int64)
-    face_counts = np.bincount(faces, minlength=die + 1)
-    row_of_face = outcome_rows(np.arange(0, die + 1) + k, rules)  # index 0 unused (no face 0)
-    return {"rows": np.bincount(row_of_face, weights=face_counts, minlength=rows).astype(np.int64)}
+    counts = face_counts(die, n, rng)
+    row_of_face = outcome_rows(np.arange(1, die + 1) + k, rules)
+    return {"rows": np.bincount(row_of_face, weights=counts, minlength=rows).astype(np.int64)}
 
 
 def simulate(seconds: int, negative_hp: int, wounds: int = 0, *, trials: int = 1_000_000,

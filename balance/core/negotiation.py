@@ -20,6 +20,7 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
+from ..dice.sampling import face_counts
 from ..errors import check_integer, check_number
 from ..montecarlo.results import Simulation
 from ..rng import RNGLike
@@ -346,15 +347,14 @@ def negotiation_sampler(n: int, rng: np.random.Generator, *, psychology: int, as
     """
     rules = resolve(rules)
     die = rules["d20"]["die"]
-    faces = rng.integers(1, die + 1, size=n, dtype=np.int16)
-    face_counts = np.bincount(faces, minlength=die + 1)[1:]
+    counts = face_counts(die, n, rng)
     points = psychology + modifier - np.arange(1, die + 1)
     ask = Fraction(ask)
     code = _outcome_codes(points, ask, rules)
     change = _change(code, points, ask)
-    return {"outcomes": np.bincount(code, weights=face_counts, minlength=3).astype(np.int64),
-            "change_sum": np.array([float(change @ face_counts)]),
-            "change_sq_sum": np.array([float((change ** 2) @ face_counts)])}
+    return {"outcomes": np.bincount(code, weights=counts, minlength=3).astype(np.int64),
+            "change_sum": np.array([float(change @ counts)]),
+            "change_sq_sum": np.array([float((change ** 2) @ counts)])}
 
 
 def simulate(psychology: int, ask, modifier: int = 0, *, trials: int = 1_000_000, seed: RNGLike = None,

@@ -61,9 +61,11 @@ from .distributions import Distribution
 from .notation import parse
 from .distributions import outcome_table
 from .convolution import NOISE_FLOOR, convolve
+from .sampling import draw_dtype, face_counts
 
-__all__ = ["Dice", "Pool", "Distribution", "parse", "distribution", "sample", "convolve",
-           "outcome_table", "MAX_DICE", "MAX_FACES", "MAX_EXPLOSIONS", "NOISE_FLOOR"]
+__all__ = ["Dice", "Pool", "Distribution", "parse", "distribution", "sample", "face_counts",
+           "draw_dtype", "convolve", "outcome_table", "MAX_DICE", "MAX_FACES", "MAX_EXPLOSIONS",
+           "NOISE_FLOOR"]
 
 
 def distribution(expr: str | int | Dice) -> Distribution:

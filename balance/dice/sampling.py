@@ -15,11 +15,106 @@ import numpy as np
 from ..budgets import MAX_EXPLOSIONS
 from .pools import Pool
 
-__all__: list[str] = []  # reached through Dice.sample and balance.dice.sample
+__all__ = ["draw_dtype", "face_counts"]  # and, through Dice.sample, balance.dice.sample
 
 _ENUMERATE_LIMIT = 1 << 16  # sample N dice of M faces with one draw when M**N is this small
 #: random draws held at once when summing many dice (memory of sample(): 8 MB)
 _SAMPLE_CHUNK = 1 << 20
+#: :func:`face_counts` draws several dice as one integer while their outcomes number at most
+#: this (the table of counts, 128 KB, stays in a core's cache) ...
+_COUNT_OUTCOMES = 1 << 14
+#: ... and at most this many dice (the counts of each die are then added up from that table)
+_COUNT_DICE = 5
+#: numpy draws integers of this many outcomes or fewer fastest as 16-bit ones (measured with
+#: numpy 2.4 on an AMD EPYC: 1.2 ns a draw up to 400 outcomes, 1.5 ns at 1,728, 3.5 ns at
+#: 10,000, against 1.8 ns as 32- or 64-bit ones whatever their number)
+_INT16_OUTCOMES = 1 << 11
+
+
+def draw_dtype(outcomes: int) -> type:
+    """The integer type in which numpy draws ``rng.integers(0, outcomes)`` fastest.
+
+    16-bit integers for up to 2,048 outcomes (numpy draws those 1.5 times as fast as 32- or
+    64-bit ones, but slows down above: 3.5 ns a draw at 10,000 against 1.8 ns), then 32-bit,
+    then 64-bit.
+
+    Parameters
+    ----------
+    outcomes : int
+        The number of equiprobable outcomes drawn (>= 1).
+
+    Returns
+    -------
+    type
+        ``numpy.int16``, ``numpy.int32``, ``numpy.int64`` or, above ``2**63``, ``numpy.uint64``.
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> [bl.dice.draw_dtype(n).__name__ for n in (100, 10_000, 2**40)]
+    ['int16', 'int32', 'int64']
+    """
+    return np.int16 if outcomes <= _INT16_OUTCOMES else np.int32 if outcomes <= 2**31 else \
+        np.int64 if outcomes <= 2**63 else np.uint64
+
+
+def dice_per_draw(faces: int) -> int:
+    """How many dice of ``faces`` faces :func:`face_counts` draws as one integer: d100s 2, d20s
+    3, d6s and d2s 5 (at most :data:`_COUNT_DICE`, with at most :data:`_COUNT_OUTCOMES`
+    outcomes together), dice of more than 128 faces 1."""
+    m = 1
+    while m < _COUNT_DICE and faces ** (m + 1) <= _COUNT_OUTCOMES:
+        m += 1
+    return m
+
+
+def face_counts(faces: int, n: int, rng: np.random.Generator) -> np.ndarray:
+    """How many of ``n`` rolls of a die of ``faces`` faces show each face (index ``face - 1``).
+
+    What the critical-injury roll, the d20 Test, the Psychology negotiation and the d100 skill
+    roll samplers need: they map faces to outcomes afterwards. :func:`dice_per_draw` dice are
+    drawn as one integer (two d100s as one of 10,000 outcomes, three d20s as one of 8,000), the
+    integers are counted, and each die's counts are added up from that table: the counts are
+    exactly those of ``n`` independent rolls (the ``m`` dice of one integer of ``faces**m``
+    equiprobable outcomes are its ``m`` digits in base ``faces``), for a half (d100) to a fifth
+    (d6) of the draws and of the counting. ``n % m`` dice are drawn one by one after them.
+
+    Parameters
+    ----------
+    faces : int
+        Faces of the die (>= 1).
+    n : int
+        Number of rolls (>= 0).
+    rng : numpy.random.Generator
+        The generator the draws come from.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``faces`` int64 counts summing to ``n``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import balance as bl
+    >>> counts = bl.dice.face_counts(100, 1_001, np.random.default_rng(1))
+    >>> counts.shape, int(counts.sum())
+    ((100,), 1001)
+    """
+    if faces == 1:
+        return np.array([n], dtype=np.int64)
+    m = dice_per_draw(faces)
+    draws, rest = divmod(n, m)
+    outcomes = faces ** m
+    table = np.bincount(rng.integers(0, outcomes, size=draws, dtype=draw_dtype(outcomes)),
+                        minlength=outcomes).reshape((faces,) * m)
+    counts = np.zeros(faces, dtype=np.int64)
+    for die in range(m):  # the die-th digit: every other axis summed out
+        counts += table.sum(axis=tuple(a for a in range(m) if a != die))
+    if rest:
+        counts += np.bincount(rng.integers(0, faces, size=rest, dtype=draw_dtype(faces)),
+                              minlength=faces)
+    return counts
 
 
 def _sum_of_draws(gen: np.random.Generator, count: int, faces: int, rows: int) -> np.ndarray:

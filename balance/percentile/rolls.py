@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import dice
 from ..budgets import check_grid, check_length
+from ..dice.sampling import draw_dtype, face_counts
 from ..errors import check_integer, check_integer_array
 from ..rng import RNGLike, as_generator
 from ..rules import Rules, resolve
@@ -202,11 +203,6 @@ def tier_table(skills: Iterable[int] = range(1, 201), grades: Iterable[str] | No
     return pd.concat(blocks, ignore_index=True)
 
 
-def _roll_dtype(die: int):
-    # numpy draws 16-bit integers fastest (8-bit draws are several times slower)
-    return np.int16 if die < 2**15 else np.int64
-
-
 def _tier_draws(skill: int, n: int, seed: RNGLike, grade: str | None, rules: RulesLike,
                 name: str = "seed") -> tuple[int, np.random.Generator, int, np.ndarray | None, Rules]:
     """Validated ``(n, generator, die, tier row of the graded skill or None for no roll, rules)``."""
@@ -227,7 +223,7 @@ def sample_tiers(skill: int, n: int, seed: RNGLike = None, *, grade: str | None 
     n, gen, die, row, rules = _tier_draws(skill, n, seed, grade, rules)
     if row is None:
         return np.full(n, _no_roll_tier(rules), dtype=np.int8)
-    return row[gen.integers(0, die, size=n, dtype=_roll_dtype(die))]
+    return row[gen.integers(0, die, size=n, dtype=draw_dtype(die))]
 
 
 def tier_sampler(n: int, rng: np.random.Generator, *, skill: int = 65, grade: str | None = None,
@@ -241,5 +237,5 @@ def tier_sampler(n: int, rng: np.random.Generator, *, skill: int = 65, grade: st
         counts = np.zeros(4, dtype=np.int64)
         counts[_no_roll_tier(rules)] = n
         return {"tiers": counts}
-    faces = np.bincount(gen.integers(0, die, size=n, dtype=_roll_dtype(die)), minlength=die)
+    faces = face_counts(die, n, gen)
     return {"tiers": np.bincount(row, weights=faces, minlength=4).astype(np.int64)}
