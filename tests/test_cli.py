@@ -103,6 +103,20 @@ def test_rest_query_follows_the_documents_examples(capsys):
     assert code == 0 and out.startswith("regeneration: 180")  # 12 counted hours x 15
 
 
+def test_rest_query_says_what_the_hp_cap_lets_through(capsys):
+    """Core rules, rest: regeneration is capped at the maximum when it is given. 8 h at 15 is
+    120, but from 100 HP of 150 only 50 come back (a review found the total said 120)."""
+    code, out, _ = run(capsys, "rest", "8:15", "--hp", "100", "--max-hp", "150")
+    assert code == 0 and out.splitlines()[0] == \
+        "regeneration: 120; HP 100 -> 150 (+50, capped at 150)"
+    code, out, _ = run(capsys, "rest", "3:13", "5:12", "--hp", "20", "--max-hp", "80",
+                       "--format", "json")
+    rows = json.loads(out)
+    assert [r["hp_gained"] for r in rows] == [39, 21] and {r["hp_regained"] for r in rows} == {60}
+    code, out, _ = run(capsys, "rest", "8:15", "--hp", "10", "--format", "json")
+    assert {r["hp_regained"] for r in json.loads(out)} == {120}  # no maximum: no cap
+
+
 def test_rules_check_lists_what_a_variant_changes(capsys, tmp_path):
     variant = tmp_path / "v.toml"
     variant.write_text("[injuries]\ndeath_threshold = 180\nautomatic_death_seconds = 170\n")

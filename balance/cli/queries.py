@@ -207,7 +207,13 @@ def _rest(args) -> int:
             raise
         raise refused(int(found[1]), found[2]) from None
     total = int(frame["regeneration"].sum())
-    emit(frame, args.format, title=f"regeneration: {total}", header={"total": total})
+    title, header = f"regeneration: {total}", {"total": total}
+    if "hp_after" in frame:  # what the maximum lets through (core rules, rest: capped)
+        before, after = int(frame["hp_before"].iloc[0]), int(frame["hp_after"].iloc[-1])
+        cap = "" if args.max_hp is None else f", capped at {args.max_hp}"
+        title += f"; HP {before} -> {after} (+{after - before}{cap})"
+        header["hp_regained"] = after - before
+    emit(frame, args.format, title=title, header=header)
     return 0
 
 

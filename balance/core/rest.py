@@ -338,8 +338,8 @@ def rest_log(segments: object, *, hp: int | None = None, max_hp: int | None = No
         (``{"hours": 3, "score": 13}`` or ``{"hours": 3, "thirst": "enough", ...}``, whose score is
         computed from its components) or :class:`Segment`, in time order.
     hp, max_hp : int, optional
-        When either is given (``hp`` defaults to 0), the frame adds hp_before and hp_after,
-        capped at ``max_hp``.
+        When either is given (``hp`` defaults to 0), the frame adds hp_before, hp_after (capped
+        at ``max_hp``) and hp_gained (what the cap let through: after - before).
     flux, max_flux : int, optional
         Likewise for Flux.
     rules : Rules, optional
@@ -348,8 +348,8 @@ def rest_log(segments: object, *, hp: int | None = None, max_hp: int | None = No
     Returns
     -------
     pandas.DataFrame
-        segment, start, end, hours, counted_hours, score, regeneration, and the pools' before and
-        after columns when asked for.
+        segment, start, end, hours, counted_hours, score, regeneration (score x counted hours,
+        uncapped), and the pools' before, after and gained columns when asked for.
 
     Raises
     ------
@@ -363,8 +363,8 @@ def rest_log(segments: object, *, hp: int | None = None, max_hp: int | None = No
     --------
     >>> import balance as bl
     >>> log = bl.rest.rest_log([(3, 13), (5, 12)], hp=20, max_hp=80)
-    >>> log[["counted_hours", "regeneration", "hp_after"]].values.tolist()
-    [[3, 39, 59], [5, 60, 80]]
+    >>> log[["counted_hours", "regeneration", "hp_after", "hp_gained"]].values.tolist()
+    [[3, 39, 59, 39], [5, 60, 80, 21]]
     """
     rules = resolve(rules)
     rest = rules["rest"]
@@ -385,6 +385,7 @@ def rest_log(segments: object, *, hp: int | None = None, max_hp: int | None = No
         after = _fill(frame["regeneration"].to_numpy(), now, cap)
         frame[f"{name}_before"] = np.r_[now, after][:after.size]
         frame[f"{name}_after"] = after
+        frame[f"{name}_gained"] = after - frame[f"{name}_before"].to_numpy()
     return frame
 
 
