@@ -32,6 +32,12 @@ def mixed(n: int, rng: np.random.Generator, p: float = 0.3) -> dict:
             "sum": u.sum(), "sumsq": (u * u).sum()}
 
 
+def slow_faces(n: int, rng: np.random.Generator) -> dict:
+    """:func:`faces`, 20 ms a block: a helper's round trip is then short beside a chunk."""
+    time.sleep(0.02)
+    return faces(n, rng)
+
+
 def mixed_logged(n: int, rng: np.random.Generator, *, log: str) -> dict:
     """``mixed``, writing down which process ran the block."""
     with open(log, "a") as f:
@@ -191,6 +197,42 @@ def test_identical_when_a_helper_process_runs_blocks(reference, tmp_path):
     pids = log.read_text().split()
     assert len(pids) == 4 and len(set(pids)) == 2 and str(os.getpid()) in pids
     assert same(res, reference)
+
+
+def test_the_sampler_goes_to_the_helpers_only_until_they_hold_it(monkeypatch):
+    """A pickled sampler with its rules weighs some 30 KB; sent with every chunk it cost a
+    fifth of a 2-process run of 10^9 critical-injury trials. Once every helper has answered a
+    chunk, the chunks go without it, and the totals are the same."""
+    _warm_helper()
+    executor = _mcpool._state["pool"]
+    sent = []
+    real_submit = executor.submit
+
+    def submit(fn, token, payload, *args):
+        sent.append(payload is not None)
+        return real_submit(fn, token, payload, *args)
+
+    monkeypatch.setattr(executor, "submit", submit)
+    many = 40 * BLOCK_SIZE  # 40 chunks of one block, slow enough for the helper to take some
+    res = run(slow_faces, many, seed=2024, workers=2, chunk_size=1)
+    assert same(res, run(faces, many, seed=2024, workers=1))
+    assert sent[0] and not all(sent)   # the first chunks carry it, the later ones do not
+    assert sent.index(False) <= 4      # at most the window of submitted chunks (3) before
+
+
+def test_a_helper_without_the_sampler_hands_the_chunk_back():
+    plan = engine.blocks.Plan(trials=3 * BLOCK_SIZE, block_size=BLOCK_SIZE, entropy=5,
+                              spawn_key=(), pool_size=4)
+    payload = _mcpool.portable(faces)
+    # this process is no helper: it holds no sampler for a new run's token
+    pid, totals, chunk = _mcpool.run_payload("a-new-run", None, plan, 1, 2)
+    assert (pid, totals, chunk) == (os.getpid(), None, (1, 2))
+    _, totals, _ = _mcpool.run_payload("a-new-run", payload, plan, 1, 2)
+    _, again, _ = _mcpool.run_payload("a-new-run", None, plan, 1, 2)  # now held: no payload
+    expected = engine.blocks.run_chunk(faces, plan, 1, 2)
+    assert [sorted(t) for t in totals] == [sorted(t) for t in expected]
+    assert all(np.array_equal(a[k], b[k]) for a, b in zip(again, expected) for k in a)
+    _mcpool._SAMPLER.clear()
 
 
 def test_identical_on_dask_local_cluster(reference):
