@@ -292,3 +292,33 @@ def test_face_counts_are_uniform(faces):
 def test_draw_dtype_is_the_narrowest_fast_type():
     assert [dice.draw_dtype(n) for n in (2, 2048, 2049, 2**31, 2**31 + 1, 2**63, 2**64)] == [
         np.int16, np.int16, np.int32, np.int32, np.int64, np.int64, np.uint64]
+
+
+def test_face_counts_draws_in_chunks_as_in_one_call(monkeypatch):
+    """Drawn a chunk at a time (memory bounded), the counts are those of one draw."""
+    from balance.dice import sampling
+    one = dice.face_counts(20, 3 * 10_000 + 2, np.random.default_rng(3))
+    monkeypatch.setattr(sampling, "_SAMPLE_CHUNK", 1_000)
+    assert dice.face_counts(20, 3 * 10_000 + 2, np.random.default_rng(3)).tolist() == one.tolist()
+    monkeypatch.setattr(sampling, "_SAMPLE_CHUNK", 1_000)
+    assert dice.face_counts(100, 7_777, np.random.default_rng(4)).tolist() == \
+        [int(c) for c in np.bincount(np.random.default_rng(4).integers(
+            0, 10_000, size=3_888, dtype=np.int32), minlength=10_000).reshape(100, 100).sum(0)
+         + np.bincount(np.random.default_rng(4).integers(0, 10_000, size=3_888, dtype=np.int32),
+                       minlength=10_000).reshape(100, 100).sum(1)
+         + np.bincount([_last_die(100, 4, 3_888)], minlength=100)]
+
+
+def _last_die(faces, seed, pairs):
+    rng = np.random.default_rng(seed)
+    rng.integers(0, faces * faces, size=pairs, dtype=np.int32)
+    return int(rng.integers(0, faces, size=1, dtype=np.int16)[0])
+
+
+@pytest.mark.parametrize("kwargs, fragment", [
+    ({"faces": 0, "n": 5}, "faces"), ({"faces": 10**6 + 1, "n": 5}, "faces"),
+    ({"faces": 6, "n": -1}, "n"), ({"faces": 6, "n": 10**10 + 1}, "n")])
+def test_face_counts_refuses_what_it_cannot_count(kwargs, fragment):
+    with pytest.raises(ValueError, match=fragment) as info:
+        dice.face_counts(rng=np.random.default_rng(0), **kwargs)
+    assert "\n" not in str(info.value)

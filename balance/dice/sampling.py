@@ -12,7 +12,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..budgets import MAX_EXPLOSIONS
+from ..budgets import MAX_EXPLOSIONS, MAX_ROLLS
+from ..errors import check_integer
 from .pools import Pool
 
 __all__ = ["draw_dtype", "face_counts"]  # and, through Dice.sample, balance.dice.sample
@@ -29,6 +30,8 @@ _COUNT_DICE = 5
 #: numpy 2.4 on an AMD EPYC: 1.2 ns a draw up to 400 outcomes, 1.5 ns at 1,728, 3.5 ns at
 #: 10,000, against 1.8 ns as 32- or 64-bit ones whatever their number)
 _INT16_OUTCOMES = 1 << 11
+#: :func:`face_counts` counts dice of at most this many faces (its table: 8 MB)
+MAX_COUNTED_FACES = 10**6
 
 
 def draw_dtype(outcomes: int) -> type:
@@ -79,12 +82,15 @@ def face_counts(faces: int, n: int, rng: np.random.Generator) -> np.ndarray:
     equiprobable outcomes are its ``m`` digits in base ``faces``), for a half (d100) to a fifth
     (d6) of the draws and of the counting. ``n % m`` dice are drawn one by one after them.
 
+    The integers are drawn :data:`_SAMPLE_CHUNK` (an even number) at a time: the memory stays
+    bounded and the draws are those of one call.
+
     Parameters
     ----------
     faces : int
-        Faces of the die (>= 1).
+        Faces of the die, 1 to :data:`MAX_COUNTED_FACES` (10**6).
     n : int
-        Number of rolls (>= 0).
+        Number of rolls, 0 to ``budgets.MAX_ROLLS`` (10**10).
     rng : numpy.random.Generator
         The generator the draws come from.
 
@@ -92,6 +98,11 @@ def face_counts(faces: int, n: int, rng: np.random.Generator) -> np.ndarray:
     -------
     numpy.ndarray
         ``faces`` int64 counts summing to ``n``.
+
+    Raises
+    ------
+    ValueError
+        ``faces`` or ``n`` not a whole number in its range, naming it.
 
     Examples
     --------
@@ -101,13 +112,19 @@ def face_counts(faces: int, n: int, rng: np.random.Generator) -> np.ndarray:
     >>> counts.shape, int(counts.sum())
     ((100,), 1001)
     """
+    faces = check_integer("faces", faces, min=1, max=MAX_COUNTED_FACES)
+    n = check_integer("n", n, min=0, max=MAX_ROLLS)
     if faces == 1:
         return np.array([n], dtype=np.int64)
     m = dice_per_draw(faces)
     draws, rest = divmod(n, m)
     outcomes = faces ** m
-    table = np.bincount(rng.integers(0, outcomes, size=draws, dtype=draw_dtype(outcomes)),
-                        minlength=outcomes).reshape((faces,) * m)
+    dtype = draw_dtype(outcomes)
+    table = np.zeros(outcomes, dtype=np.int64)
+    for start in range(0, draws, _SAMPLE_CHUNK):
+        table += np.bincount(rng.integers(0, outcomes, size=min(_SAMPLE_CHUNK, draws - start),
+                                          dtype=dtype), minlength=outcomes)
+    table = table.reshape((faces,) * m)
     counts = np.zeros(faces, dtype=np.int64)
     for die in range(m):  # the die-th digit: every other axis summed out
         counts += table.sum(axis=tuple(a for a in range(m) if a != die))
