@@ -138,3 +138,11 @@ def test_recovery_pace_and_periods():
     assert P.periods_to_recover(6, {"self": 3}).to_dict() == {2: 1.0}
     with pytest.raises(ValueError, match="never ends"):
         P.periods_to_recover(3, {"self": 0})
+
+
+def test_the_recovery_paces_that_are_ours_are_flagged_assumed():
+    """Percentile rules, magic points: 'recovery 1 MP per hour to 1 MP per week by setting'; the
+    day step and the default pace are readings of ours, flagged (a review found them unmarked)."""
+    import balance as bl
+    assert bl.load_rules().assumed_under("percentile.magic.recovery") == \
+        ["percentile.magic.recovery"]
