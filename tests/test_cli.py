@@ -115,6 +115,11 @@ def test_rest_query_says_what_the_hp_cap_lets_through(capsys):
     assert [r["hp_gained"] for r in rows] == [39, 21] and {r["hp_regained"] for r in rows} == {60}
     code, out, _ = run(capsys, "rest", "8:15", "--hp", "10", "--format", "json")
     assert {r["hp_regained"] for r in json.loads(out)} == {120}  # no maximum: no cap
+    code, out, _ = run(capsys, "rest", "8:15", "--hp", "5", "--max-hp", "500")
+    assert out.splitlines()[0] == "regeneration: 120; HP 5 -> 125 (+120)"  # the cap not reached
+    code, out, _ = run(capsys, "rest", "--set", "rest.min_score=-10", "8:-5", "--hp", "50",
+                       "--max-hp", "60")  # a variant whose rest wounds (first line: its rules)
+    assert "regeneration: -40; HP 50 -> 10 (-40)" in out.splitlines()
 
 
 def test_rules_check_lists_what_a_variant_changes(capsys, tmp_path):

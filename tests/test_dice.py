@@ -295,7 +295,8 @@ def test_draw_dtype_is_the_narrowest_fast_type():
 
 
 def test_face_counts_draws_in_chunks_as_in_one_call(monkeypatch):
-    """Drawn a chunk at a time (memory bounded), the counts are those of one draw."""
+    """Drawn a chunk at a time (memory bounded), the counts are those of one draw (32-bit
+    integers, as for d20s and d100s; 16-bit ones differ, see face_counts)."""
     from balance.dice import sampling
     one = dice.face_counts(20, 3 * 10_000 + 2, np.random.default_rng(3))
     monkeypatch.setattr(sampling, "_SAMPLE_CHUNK", 1_000)

@@ -210,8 +210,9 @@ def _rest(args) -> int:
     title, header = f"regeneration: {total}", {"total": total}
     if "hp_after" in frame:  # what the maximum lets through (core rules, rest: capped)
         before, after = int(frame["hp_before"].iloc[0]), int(frame["hp_after"].iloc[-1])
-        cap = "" if args.max_hp is None else f", capped at {args.max_hp}"
-        title += f"; HP {before} -> {after} (+{after - before}{cap})"
+        gained = after - before
+        cap = "" if args.max_hp is None or gained == total else f", capped at {args.max_hp}"
+        title += f"; HP {before} -> {after} ({gained:+d}{cap})"
         header["hp_regained"] = after - before
     emit(frame, args.format, title=title, header=header)
     return 0

@@ -82,8 +82,10 @@ def face_counts(faces: int, n: int, rng: np.random.Generator) -> np.ndarray:
     equiprobable outcomes are its ``m`` digits in base ``faces``), for a half (d100) to a fifth
     (d6) of the draws and of the counting. ``n % m`` dice are drawn one by one after them.
 
-    The integers are drawn :data:`_SAMPLE_CHUNK` (an even number) at a time: the memory stays
-    bounded and the draws are those of one call.
+    The integers are drawn :data:`_SAMPLE_CHUNK` at a time, so the memory stays bounded. For
+    32- and 64-bit integers those are the draws of one call; for 16-bit ones (up to 2,048
+    outcomes) numpy drops half a buffered word at the end of a call, so beyond 2^20 integers
+    the counts are those of the chunked draws: as exact, and the same for a seed.
 
     Parameters
     ----------
