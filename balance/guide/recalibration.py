@@ -207,22 +207,22 @@ def recalibrate(levels: Sequence[int] = (3, 5, 8), families: Any = TRAINING_FAMI
     win = table["party_win_rate"].to_numpy(float)
     fit_rows = (table["split"] == "training").to_numpy()
     exact_guide = [worth(g) for g in groups]
-    guide = np.array([float(r) for r in exact_guide])
-    before_mid, before_scale = _fit_curve(counts[fit_rows] @ guide - pcs, win[fit_rows])
-    ratios = _fit_ratios(counts[fit_rows], win[fit_rows], guide, pcs, midpoint)
+    # calibrations in exact fractions (GM guide), their floats for the fits and the table: a
+    # float sum can fall just under a band's edge (4 x 1/12 + 7 x 2/3 - 4 is
+    # 0.9999999999999991), so the challenges are read from the fractions
+    exact_before = _exact_calibrations(counts, exact_guide, pcs)
+    guide_cal = np.array([float(c) for c in exact_before])
+    before_mid, before_scale = _fit_curve(guide_cal[fit_rows], win[fit_rows])
+    ratios = _fit_ratios(counts[fit_rows], win[fit_rows],
+                         np.array([float(r) for r in exact_guide]), pcs, midpoint)
     proposed = [_fraction(r) for r in ratios]
-    rounded = np.array([float(p) for p in proposed])
-    scale = _fit_curve(counts[fit_rows] @ rounded - pcs, win[fit_rows], midpoint)[1]
-    guide_cal = counts @ guide - pcs
-    new_cal = counts @ rounded - pcs
+    exact_after = _exact_calibrations(counts, proposed, pcs)
+    new_cal = np.array([float(c) for c in exact_after])
+    scale = _fit_curve(new_cal[fit_rows], win[fit_rows], midpoint)[1]
     table["guide_calibration"] = guide_cal
     table["calibration"] = new_cal
-    # the challenges from the exact calibrations (GM guide: in fractions; the floats can fall
-    # just under a band's edge: 4 x 1/12 + 7 x 2/3 - 4 is 0.9999999999999991 in floats)
-    table["challenge_before"] = [challenge(c, rules=rules)
-                                 for c in _exact_calibrations(counts, exact_guide, pcs)]
-    table["challenge_after"] = [challenge(c, rules=rules)
-                                for c in _exact_calibrations(counts, proposed, pcs)]
+    table["challenge_before"] = [challenge(c, rules=rules) for c in exact_before]
+    table["challenge_after"] = [challenge(c, rules=rules) for c in exact_after]
     table["predicted_before"] = _curve(guide_cal, before_mid, before_scale)
     table["predicted_after"] = _curve(new_cal, midpoint, scale)
     ratio_rows = _ratio_table(names, group_of, groups, proposed, sheets)
