@@ -34,6 +34,7 @@ import numpy as np
 
 from .. import montecarlo
 from ..montecarlo.pool import pays_for_pool
+from ..montecarlo.memory import keep_freed_memory
 from ..dice.sampling import dice_per_draw, draw_dtype
 from ..rng import RNGLike
 from .counting import CountingGenerator, count_draws
@@ -473,8 +474,11 @@ def run_bench(*, quick: bool = False, only: str | None = None) -> dict:
         return (max(k.trials // 32, 1), max(k.python_trials // 15, 1)) if quick \
             else (k.trials, k.python_trials)
 
+    # as every run does, before anything is measured: the floor and the plain-Python loops then
+    # run with the same malloc settings as the kernels
+    kept = keep_freed_memory()
     out: dict[str, Any] = {
-        "machine": machine(),
+        "machine": {**machine(), "malloc": kept},
         "kernels": [measure_kernel(KERNELS[n], *sizes(KERNELS[n]), 1 if quick else 3)
                     for n in names],
         "targets": TARGETS,
@@ -539,7 +543,8 @@ def format_table(res: dict) -> str:
     load = "" if m.get("load_average") is None else f", load average {m['load_average']:.2f}" \
         + ("" if end is None else f" (at the end {end:.2f})")
     lines = [f"balance bench: {m['cpus']} CPUs{load}, Python {m['python']}, numpy {m['numpy']}, "
-             f"block {m['block_size']:,} trials",
+             f"block {m['block_size']:,} trials"
+             + (f"; malloc: {m['malloc']}" if m.get("malloc") else ""),
              f"{'kernel':<18}{'trials/s':>13}{'dice/trial':>11}{'floor':>13}{'x floor':>9}"
              f"{'plain Python':>15}{'x Python':>10}{'trials':>13}{'Python n':>10}"]
     for k in res["kernels"]:

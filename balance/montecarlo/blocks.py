@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .memory import keep_freed_memory
+
 __all__ = ["Plan", "run_chunk", "check_same", "add_into", "iterate_serial", "iterate_dask"]
 
 Totals = dict[str, np.ndarray]
@@ -95,7 +97,9 @@ def _block(sampler: Callable, plan: Plan, index: int) -> Totals:
 def run_chunk(sampler: Callable, plan: Plan, first: int, stop: int) -> list[Totals]:
     """Run blocks ``first..stop-1``; return their accumulators in order: one running sum when
     they are all integers (exact in any grouping), else one dict per block (float addition
-    is not associative: the driver adds them in block order)."""
+    is not associative: the driver adds them in block order). The process keeps the
+    memory a block frees for the next (:func:`.memory.keep_freed_memory`)."""
+    keep_freed_memory()
     head = _block(sampler, plan, first)
     integer = all(arr.dtype.kind == "i" for arr in head.values())
     parts = [head]
