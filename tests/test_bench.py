@@ -2,6 +2,7 @@
 their counts agree with the exact distributions (5 standard errors, fixed seeds)."""
 import itertools
 import json
+from pathlib import Path
 import os
 import random
 from functools import partial
@@ -148,6 +149,30 @@ def test_json_file_written_and_an_existing_one_refused(tmp_path, capsys):
     assert out.read_text() == before
     with pytest.raises(SystemExit):
         bench_cli.main(["--only", "d20-test", "--json", str(tmp_path)])  # a folder
+
+
+def test_json_in_a_missing_folder_refused_before_any_work(tmp_path, monkeypatch, capsys):
+    def measured(**kw):
+        raise AssertionError("measured before the --json FILE was checked")
+
+    monkeypatch.setattr(bench_cli, "run_bench", measured)
+    with pytest.raises(SystemExit) as exc:
+        bench_cli.main(["--quick", "--json", str(tmp_path / "no-such-folder" / "bench.json")])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "the folder" in err and "does not exist" in err, err
+    assert len(err.strip().splitlines()) == 1 and not list(tmp_path.iterdir())
+
+
+def test_json_in_a_folder_not_writable_refused_before_any_work(tmp_path, monkeypatch, capsys):
+    # as root every folder is writable: the check asks os.access, which is made to say no
+    import balance.cli.options as options
+
+    monkeypatch.setattr(bench_cli, "run_bench", lambda **kw: pytest.fail("measured"))
+    monkeypatch.setattr(options.os, "access", lambda path, mode: Path(path) != tmp_path)
+    with pytest.raises(SystemExit) as exc:
+        bench_cli.main(["--quick", "--json", str(tmp_path / "bench.json")])
+    assert exc.value.code == 2 and f"the folder {tmp_path} is not writable" in \
+        capsys.readouterr().err
 
 
 def test_json_force_replaces(tmp_path, monkeypatch, capsys):

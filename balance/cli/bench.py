@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import json
 
-from .._atomic import check_output_file, write_file
+from .._atomic import write_file
 from ..bench import KERNELS, format_table, load_kernels, run_bench
 from ..errors import did_you_mean
-from .options import Parser, one_line, path_arg
+from .options import Parser, check_output, one_line, path_arg
 
 __all__ = ["main"]
 
@@ -33,13 +33,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.only is not None and args.only not in KERNELS:
         parser.error(f"--only must be one of {', '.join(KERNELS)}, got {args.only!r}"
                      f"{did_you_mean(args.only, KERNELS)}")
-    if args.json is not None:  # before minutes of work
-        try:
-            exists = check_output_file("--json", args.json).exists()
-        except ValueError as exc:
-            parser.error(one_line(exc))
-        if exists and not args.force:
-            parser.error(f"--json {args.json}: already exists; pass --force to replace it")
+    try:  # before minutes of work
+        check_output("--json", args.json, args.force)
+    except ValueError as exc:
+        parser.error(one_line(exc))
     res = run_bench(quick=args.quick, only=args.only)
     text = json.dumps(res, indent=2)
     if args.json is not None:

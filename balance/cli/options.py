@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
@@ -115,7 +116,8 @@ def add_lang(p: argparse.ArgumentParser, help: str) -> None:
 def check_output(option: str, path: str | None, force: bool,
                   suffixes: tuple[str, ...] = ()) -> None:
     """Refuse an output file before any work: a path that is not a regular file, one that
-    exists (unless --force), a folder that does not exist, a suffix not among ``suffixes``."""
+    exists (unless --force), a folder that does not exist or is not writable, a suffix not
+    among ``suffixes``."""
     from pathlib import Path
 
     from .._atomic import check_output_file
@@ -128,8 +130,11 @@ def check_output(option: str, path: str | None, force: bool,
                          f"{', '.join(suffixes[:-1])} or {suffixes[-1]}")
     if target.exists() and not force:
         raise ValueError(f"{option} {path}: already exists; pass --force to replace it")
-    if not Path(target).parent.is_dir():
-        raise ValueError(f"{option} {path}: the folder {Path(target).parent} does not exist")
+    folder = Path(target).parent
+    if not folder.is_dir():
+        raise ValueError(f"{option} {path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ValueError(f"{option} {path}: the folder {folder} is not writable")
 
 
 def check_distinct(*outputs: tuple[str, str | None]) -> None:
