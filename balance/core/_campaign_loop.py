@@ -1,13 +1,15 @@
 """The campaign sampler's bookkeeping between its draws, compiled (issue 16; rules in :mod:`.campaign`).
 
-:func:`balance.core.campaign.campaign_sampler` draws every die with numpy, in the same order and
-the same sizes as before; these loops only do the bookkeeping between two draws, compiled by
-numba (the numpy version needed some 25 array passes a fight, twice the cost of the dice).
-The injuries the living characters carry are one sorted array of integers
-``((character << slot_bits | slot) << row_bits | row) << 1 | symptomatic``, in (character,
-slot) order, the order in which the treatment draws go to them; ``count`` holds each
-character's number of injuries. Only the knockout test touches every living character; the
-rest of a fight's work follows the knocked out and the injuries carried.
+:func:`balance.core.campaign.campaign_sampler` draws every die with numpy; these loops only do
+the bookkeeping between two draws, compiled by numba (the numpy version needed some 25 array
+passes a fight, twice the cost of the dice).
+The injuries the living characters carry are one array of integers
+``(character << row_bits | row) << 1 | symptomatic``, in the order they were taken (a fight's
+new ones at the end, in character order), the order in which the treatment draws go to them;
+``count`` holds each character's number of injuries. Only the knockout test touches every
+living character; the rest of a fight's work follows the knocked out and the injuries carried.
+(Until 2026-12-04 the array was kept sorted by character and slot, the order of the numpy
+sampler before it; merging each fight's new injuries in cost a quarter of a campaign's time.)
 
 Compiled once per machine (``cache=True``: the machine code is kept beside this file, or in
 numba's cache folder when that is not writable); the first call on a new machine takes about
@@ -70,50 +72,32 @@ def injury_rolls(face, seconds, npv, wounds, loss, automatic, lut, ko, ko_by_wou
 
 
 @njit(cache=True, nogil=True)
-def after_fight(held, size, who, wounds, code, rows, count, slot_shift, owner_shift,
-                slot_mask):  # pragma: no cover - compiled
-    """The ``size`` injuries carried after a fight, in order: the knocked out ``who`` whose
-    ``code`` is ``rows`` (death) leave with their ``wounds`` injuries; the others carry a new
-    injury of table row ``code`` in their first empty slot, symptomatic (``count`` updated in
-    place)."""
-    out = np.empty(size, held.dtype)
-    i = 0
-    dst = 0
+def after_fight(held, m, who, code, rows, count, owner_shift):  # pragma: no cover - compiled
+    """The injuries carried after a fight, in place in ``held`` (the first ``m`` carried
+    before it; room for one more each knocked-out character): the knocked out ``who`` whose
+    ``code`` is ``rows`` (death) leave with their injuries; each of the others gets a new
+    injury of table row ``code``, symptomatic, at the end (``count`` updated in place).
+    Returns the new number carried."""
+    died = False
     for j in range(who.size):
-        c = np.int64(who[j])
-        mine = c << owner_shift
-        while i < held.size and held[i] < mine:   # the injuries of characters before c
-            out[dst] = held[i]
-            dst += 1
-            i += 1
-        n = wounds[j]
+        c = who[j]
         if code[j] >= rows:
-            i += n
             count[c] = 0
-            continue
-        # slots increase within a character: the new injury goes before the first slot s
-        # that is not s
-        for s in range(n):
-            h = held[i]
-            if (h >> slot_shift) & slot_mask != s:
-                break
-            out[dst] = h
-            dst += 1
-            i += 1
+            died = True
         else:
-            s = n
-        out[dst] = mine | (np.int64(s) << slot_shift) | (np.int64(code[j]) << 1) | 1
-        dst += 1
-        for _ in range(s, n):
-            out[dst] = held[i]
-            dst += 1
-            i += 1
-        count[c] = n + 1
-    while i < held.size:
-        out[dst] = held[i]
-        dst += 1
-        i += 1
-    return out
+            count[c] += 1
+    if died:  # drop the injuries of the dead (a living character's count is never 0 here)
+        d = 0
+        for i in range(m):
+            h = held[i]
+            held[d] = h
+            d += count[h >> owner_shift] > 0
+        m = d
+    for j in range(who.size):
+        if code[j] < rows:
+            held[m] = (np.int64(who[j]) << owner_shift) | (np.int64(code[j]) << 1) | 1
+            m += 1
+    return m
 
 
 @njit(cache=True, nogil=True)
@@ -134,46 +118,47 @@ def treated(held, count, u, keep, low, owner_shift):  # pragma: no cover - compi
 
 
 @njit(cache=True, nogil=True)
-def soothe_and_count(held, u, keep, low, light, owner_shift, living, slots):  # pragma: no cover - compiled
+def soothe_and_count(held, u, keep, light, owner_shift, count, scratch, fight, living,
+                     slots):  # pragma: no cover - compiled
     """Light treatment in place (with ``light``, the symptoms of the k-th symptomatic injury
     go when ``u[k] >= keep[injury & low]``), then how many of the ``living`` characters carry
-    0..slots injuries and 0..slots symptomatic ones."""
-    carried = np.zeros(slots + 1, np.int64)
-    symptoms = np.zeros(slots + 1, np.int64)
+    0..slots injuries and 0..slots symptomatic ones. ``scratch`` (one int32 per character,
+    kept between fights) holds the fight a character was last counted in (high 16 bits) and
+    its symptomatic injuries (low 16 bits): one memory access a character."""
+    low = (1 << owner_shift) - 1
     k = 0
-    light = light and u.size > 0       # no symptomatic injury: nothing to read
     last = u.size - 1
-    run = sore = 0
-    owner = -1
+    light = light and u.size > 0       # no symptomatic injury: nothing to read
     for i in range(held.size):
         h = held[i]
-        o = h >> owner_shift
-        # a new character: count the last one's run (no branch: its outcome is not predictable)
-        step = np.int64(o != owner)
-        carried[run] += step
-        symptoms[sore] += step
-        run *= 1 - step
-        sore *= 1 - step
-        owner = o
-        run += 1
         sym = np.int64(h & 1)
         if light:   # the same for every injury: predicted
             # reads u[k] only for a symptomatic injury (k < u.size then)
             gone = sym & np.int64(u[min(k, last)] >= keep[h & low])
             held[i] = h & ~gone
             k += sym
-            sore += sym - gone
-        else:
-            sore += sym
-    carried[run] += 1
-    symptoms[sore] += 1
-    # the first "run" above was no character (owner -1), or the last one when none carry any
-    carried[0] -= 1
-    symptoms[0] -= 1
-    bearers = carried[1:].sum()
-    carried[0] += living - bearers
-    symptoms[0] += living - bearers
-    return carried, symptoms
+            sym -= gone
+        scratch[h >> owner_shift] += np.int32(sym)
+    # each character once, at its first injury here (no branch: its outcome is not
+    # predictable); four interleaved tallies, so that no addition waits for the one before
+    carried = np.zeros((4, slots + 1), np.int64)
+    symptoms = np.zeros((4, slots + 1), np.int64)
+    seen = np.int32(fight + 1)
+    stamp = seen << 16                 # counted in this fight, no symptomatic injury
+    bearers = 0
+    for i in range(held.size):
+        c = held[i] >> owner_shift
+        state = scratch[c]
+        first = np.int64((state >> 16) != seen)
+        scratch[c] = stamp
+        carried[i & 3, count[c]] += first
+        symptoms[i & 3, state & 0xFFFF] += first
+        bearers += first
+    out_carried = carried.sum(axis=0)
+    out_symptoms = symptoms.sum(axis=0)
+    out_carried[0] += living - bearers
+    out_symptoms[0] += living - bearers
+    return out_carried, out_symptoms
 
 
 # helpers forked after this process has simulated campaigns start with these loops loaded

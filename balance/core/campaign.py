@@ -31,10 +31,13 @@ from ..montecarlo.results import Simulation
 from ..rng import RNGLike
 from ..rules import Rules, resolve
 from .treatment import attempts_within
+from ..dice.sampling import draw_dtype
 
 __all__ = ["CampaignPlan", "plan", "campaign_sampler", "simulate", "POLICIES"]
 
 POLICIES = ("both", "full", "light", "none")
+#: injury keys are 32-bit while ``(characters + 1) << key bits`` stays below this (else 64-bit)
+KEY32_LIMIT = 2**31
 
 
 @dataclass(frozen=True)
@@ -139,7 +142,7 @@ def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,
 
     Only what can change is drawn: the knockout test for living characters, the rescue and
     the injury roll for the knocked out, and the treatment attempts for the injuries living
-    characters carry (a dead character's slots are emptied).
+    characters carry (a dead character's injuries leave with it).
 
     Parameters
     ----------
@@ -180,27 +183,29 @@ def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,
     F = plan.fights
     slots = F + plan.start_wounds
     keep_injury, removing, keep_symptoms, soothing = _survival(plan, rules)
-    # The injuries living characters carry, one integer each in (character, slot) order, the
-    # order in which the treatment draws go to them: character, slot (its first empty one when
-    # it was taken), table row, symptomatic bit. The dice are drawn here with numpy; the
-    # bookkeeping between two draws is one compiled pass (:mod:`._campaign_loop`) that follows
-    # the knocked out and the injuries carried, not the characters times the slots.
-    sbits, row_bits = slots.bit_length(), rows.bit_length()
-    slot_shift = row_bits + 1
-    owner_shift = sbits + slot_shift                    # character = held >> owner_shift
-    low = (1 << slot_shift) - 1                         # row and symptom bits
+    # The injuries living characters carry, one integer each, in the order they were taken
+    # (the order in which the treatment draws go to them): character, table row, symptomatic
+    # bit. The dice are drawn here with numpy; the bookkeeping between two draws is one
+    # compiled pass (:mod:`._campaign_loop`) that follows the knocked out and the injuries
+    # carried, not a table of every character's slots.
+    row_bits = rows.bit_length()
+    owner_shift = row_bits + 1                          # character = held >> owner_shift
+    low = (1 << owner_shift) - 1                        # row and symptom bits
     # the chance that an injury of each row survives the interval's attempts, looked up by
     # the low bits, (row << 1) | symptomatic
     injury_kept, symptom_kept = (
         np.repeat(np.pad(keep, (0, (1 << row_bits) - rows), constant_values=1), 2)
         for keep in (keep_injury, keep_symptoms))
     # int32 keys when they fit: half the bytes to move
-    key: type[np.signedinteger] = np.int32 if (n + 1) << owner_shift < 2**31 else np.int64
-    held = (((np.arange(n, dtype=np.int64)[:, None] << sbits)
-             + np.arange(plan.start_wounds)).reshape(-1) << slot_shift).astype(key)
-    held |= 1  # pre-existing injuries: first row (no modifier), symptomatic
+    key: type[np.signedinteger] = np.int32 if (n + 1) << owner_shift < KEY32_LIMIT else np.int64
+    # room for what a character can carry on average, grown when a fight needs more
+    held = np.empty(max(n * (plan.start_wounds + 1), 16), dtype=key)
+    m = n * plan.start_wounds
+    held[:m] = np.repeat((np.arange(n, dtype=np.int64) << owner_shift) | 1, plan.start_wounds)
     living = np.arange(n, dtype=key)
-    count = np.full(n, plan.start_wounds, dtype=np.int64)  # injuries carried, by character
+    tally = np.int16 if slots < 2**15 else np.int32
+    count = np.full(n, plan.start_wounds, dtype=tally)    # injuries carried, by character
+    scratch = np.zeros(n, dtype=np.int32)                 # of soothe_and_count
     deaths = np.zeros(F, dtype=np.int64)
     carried = np.zeros((F, slots + 2), dtype=np.int64)     # 0..slots wounds, last: dead
     ko_by_wounds = np.zeros((2, slots + 1), dtype=np.int64)  # knocked out / died, by wounds
@@ -209,31 +214,34 @@ def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,
     # roll totals to outcomes, the last entry (every total from the death threshold up) death
     lut = injuries.outcome_rows(np.arange(inj["death_threshold"] + 1), rules)
     charge = plan.rescue.charge_seconds
+    face_type = draw_dtype(inj["die"])
     nothing = np.empty(0)
     for f in range(F):
         ko, who, wounds = loop.knockouts(rng.random(living.size), plan.knockout_chance,
                                          living, count)
         seconds = plan.rescue.arrival.sample(ko.size, rng) + charge
         npv = plan.rescue.negative_hp.sample(ko.size, rng)
-        face = rng.integers(1, inj["die"] + 1, size=ko.size)
-        code, dead, dead_injuries = loop.injury_rolls(
+        face = rng.integers(1, inj["die"], size=ko.size, dtype=face_type, endpoint=True)
+        code, dead, _ = loop.injury_rolls(
             face, seconds, npv, wounds, inj["hp_loss_per_second"], auto, lut, ko, ko_by_wounds)
         deaths[f] = dead.size
         if dead.size:
             living = np.delete(living, dead)
-        # the dead leave with their injuries; the others' new injuries go in, in order
-        size = held.size - dead_injuries + ko.size - dead.size
-        held = loop.after_fight(held, size, who, wounds, code, rows, count, slot_shift,
-                                owner_shift, (1 << sbits) - 1)
+        # the dead leave with their injuries; the others' new injuries go in at the end
+        if held.size < m + ko.size:
+            held = np.concatenate([held[:m], np.empty(max(m + ko.size, held.size), dtype=key)])
+        m = loop.after_fight(held, m, who, code, rows, count, owner_shift)
         # treatment interval after the fight: one draw per injury a living character carries
         if removing:
-            held, sore = loop.treated(held, count, rng.random(held.size), injury_kept, low,
-                                      owner_shift)
+            kept, sore_count = loop.treated(held[:m], count, rng.random(m), injury_kept, low,
+                                            owner_shift)
+            m = kept.size
         else:
-            sore = int(np.count_nonzero(held & 1))
-        u = rng.random(sore) if soothing else nothing
+            sore_count = int(np.count_nonzero(held[:m] & 1))
+        u = rng.random(sore_count) if soothing else nothing
         carried[f, :slots + 1], symptoms[f] = loop.soothe_and_count(
-            held, u, symptom_kept, low, soothing, owner_shift, living.size, slots)
+            held[:m], u, symptom_kept, soothing, owner_shift, count, scratch, f, living.size,
+            slots)
         carried[f, slots + 1] = n - living.size
     return {"deaths": deaths, "carried": carried, "ko_by_wounds": ko_by_wounds,
             "symptomatic": symptoms}
