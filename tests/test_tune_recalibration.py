@@ -148,10 +148,12 @@ def test_two_worker_processes_give_the_same_recalibration():
 
 def test_challenges_come_from_exact_calibrations(monkeypatch):
     """GM guide: calibration in exact fractions. In floats 4 x 1/12 + 7 x 2/3 - 4 is
-    0.9999999999999991, one band too low (Demanding, not Intense): every challenge the
-    recalibration names is read from a Fraction, and that sum reads Intense."""
+    0.9999999999999991 when added in that order, one band too low (Demanding, not Intense),
+    and numpy's dot product gives 0.999... or 1.0 by machine (its order and fused
+    multiply-adds): every challenge the recalibration names is read from a Fraction, and that
+    sum reads Intense."""
     from balance.guide import recalibration
-    assert bl.encounters.challenge(np.array([4.0, 7.0]) @ [1 / 12, 2 / 3] - 4) == "Demanding"
+    assert bl.encounters.challenge(4 * (1 / 12) + 7 * (2 / 3) - 4) == "Demanding"  # Python floats
     (exact,) = recalibration._exact_calibrations(np.array([[4.0, 7.0]]),
                                                  [Fraction(1, 12), Fraction(2, 3)], 4)
     assert exact == 1 and bl.encounters.challenge(exact) == "Intense"
