@@ -191,6 +191,16 @@ def test_variant_lists_exactly_the_changes_made(bundles):
     assert facts_of(bundles["bundled"]).get("rules_changed") is None
 
 
+def test_every_finding_is_a_sentence_with_a_capital(bundles):
+    # a metric's description is written to go inside a sentence ("seconds at -5 HP ... until
+    # death is a coin flip"); a finding that starts with it starts with a capital
+    for name in ("bundled", "variant"):
+        for lang in ("en", "fr"):
+            texts = [findings._sentence(fact, lang) for fact in findings.facts(bundles[name])]
+            assert texts and all(t[:1].isupper() or t[:1].isdigit() for t in texts), \
+                [t for t in texts if not (t[:1].isupper() or t[:1].isdigit())]
+
+
 def test_a_changed_table_cell_is_keyed_as_set_takes_it():
     # the report names a changed cell as `--set` and `balance rules check` do: rows counted
     # from 1 (the third row is injuries.table.3), then the column

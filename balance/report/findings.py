@@ -225,6 +225,7 @@ def _sentence(fact: Fact, lang: str) -> str:
         from .compare import category_shown, describe
 
         what = describe(v["description"], lang)
+        what = what[:1].upper() + what[1:]  # a description goes inside a sentence; this one starts it
         if v["category"]:
             what += f" [{category_shown(v['category'], lang)}]"
         test = t("exact") if v["exact"] else f"p = {decimal_mark(p_text(v['p']), lang)}"
