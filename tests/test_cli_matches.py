@@ -123,18 +123,18 @@ def test_weapons_removes_duplicate_weapons(capsys):
 
 # --- the duel's situations -------------------------------------------------------------------
 SITUATIONS = [
-    ([], {}, "as set"),
+    ([], {}, "none"),
     (["--surprise", "second"], {"surprise": "second"}, "first surprises second"),
     (["--surprise", "first", "--charge", "second"], {"surprise": "first", "charge": "second"},
      "second surprises first; second charges"),
     (["--charge", "both"], {"charge": "both"}, "both charge"),
     (["--policy", "none", "--other-policy", "legacy"], {"policies": ("none", "legacy")},
-     "as set"),
+     "none"),
 ]
 
 
 @pytest.mark.parametrize("options,keywords,situation", SITUATIONS,
-                         ids=[" ".join(s[0]) or "as set" for s in SITUATIONS])
+                         ids=[" ".join(s[0]) or "none" for s in SITUATIONS])
 def test_duel_runs_the_situation_asked_for(capsys, options, keywords, situation):
     """The command's estimates are the library's for the same situation and seed, and the
     output says which situation it simulated."""

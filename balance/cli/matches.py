@@ -115,7 +115,7 @@ def _situation(surprise: str | None, charge: str | None) -> str:
                      "second surprises first")
     if charge:
         parts.append("both charge" if charge == "both" else f"{charge} charges")
-    return "; ".join(parts) or "as set"
+    return "; ".join(parts) or "none"
 
 
 def _fighter(rules, skill: int, weapon: str, shield: str | None, armour: int):
