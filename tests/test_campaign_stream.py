@@ -107,3 +107,14 @@ def test_64_bit_keys_give_the_same_campaigns(monkeypatch):
     assert narrow.keys() == wide.keys()
     for key in narrow:
         np.testing.assert_array_equal(narrow[key], wide[key])
+
+
+def test_a_plan_beyond_the_scratch_is_refused():
+    # plan() allows 500 fights and 550 injury slots; a plan made by hand past what the
+    # counting scratch holds is refused, not counted wrong
+    import dataclasses
+
+    rules = bl.load_rules()
+    p = dataclasses.replace(bl.campaign.plan(rules=rules), fights=1001)
+    with pytest.raises(ValueError, match="at most 1,000 fights and 1,023 injuries"):
+        bl.campaign.campaign_sampler(10, np.random.default_rng(0), plan=p, rules=rules)

@@ -118,13 +118,14 @@ def treated(held, count, u, keep, low, owner_shift):  # pragma: no cover - compi
 
 
 @njit(cache=True, nogil=True)
-def soothe_and_count(held, u, keep, light, owner_shift, count, scratch, fight, living,
+def soothe_and_count(held, u, keep, light, owner_shift, scratch, fight, living,
                      slots):  # pragma: no cover - compiled
     """Light treatment in place (with ``light``, the symptoms of the k-th symptomatic injury
     go when ``u[k] >= keep[injury & low]``), then how many of the ``living`` characters carry
     0..slots injuries and 0..slots symptomatic ones. ``scratch`` (one int32 per character,
-    kept between fights) holds the fight a character was last counted in (high 16 bits) and
-    its symptomatic injuries (low 16 bits): one memory access a character."""
+    kept between fights) holds the fight a character was last counted in (bits 20 and up),
+    its injuries (bits 10-19) and its symptomatic ones (bits 0-9), added up in a first pass:
+    one memory access a character in the second (up to 1,000 fights and 1,023 injuries)."""
     low = (1 << owner_shift) - 1
     k = 0
     last = u.size - 1
@@ -138,21 +139,21 @@ def soothe_and_count(held, u, keep, light, owner_shift, count, scratch, fight, l
             held[i] = h & ~gone
             k += sym
             sym -= gone
-        scratch[h >> owner_shift] += np.int32(sym)
+        scratch[h >> owner_shift] += np.int32(1024 | sym)
     # each character once, at its first injury here (no branch: its outcome is not
     # predictable); four interleaved tallies, so that no addition waits for the one before
     carried = np.zeros((4, slots + 1), np.int64)
     symptoms = np.zeros((4, slots + 1), np.int64)
     seen = np.int32(fight + 1)
-    stamp = seen << 16                 # counted in this fight, no symptomatic injury
+    stamp = seen << 20                 # counted in this fight, the tallies cleared
     bearers = 0
     for i in range(held.size):
         c = held[i] >> owner_shift
         state = scratch[c]
-        first = np.int64((state >> 16) != seen)
+        first = np.int64((state >> 20) != seen)
         scratch[c] = stamp
-        carried[i & 3, count[c]] += first
-        symptoms[i & 3, state & 0xFFFF] += first
+        carried[i & 3, (state >> 10) & 1023] += first
+        symptoms[i & 3, state & 1023] += first
         bearers += first
     out_carried = carried.sum(axis=0)
     out_symptoms = symptoms.sum(axis=0)

@@ -165,7 +165,8 @@ def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,
     Raises
     ------
     ValueError
-        Only from numpy for a negative ``n``; the scenario is validated by :func:`plan`.
+        Only from numpy for a negative ``n``, and for a plan of more than 1,000 fights or
+        1,023 injury slots, which :func:`plan` does not make (it validates the scenario).
 
     Examples
     --------
@@ -203,8 +204,10 @@ def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,
     m = n * plan.start_wounds
     held[:m] = np.repeat((np.arange(n, dtype=np.int64) << owner_shift) | 1, plan.start_wounds)
     living = np.arange(n, dtype=key)
-    tally = np.int16 if slots < 2**15 else np.int32
-    count = np.full(n, plan.start_wounds, dtype=tally)    # injuries carried, by character
+    count = np.full(n, plan.start_wounds, dtype=np.int16)  # injuries carried, by character
+    if F > 1000 or slots > 1023:  # what soothe_and_count's scratch holds (plan() allows less)
+        raise ValueError(f"a campaign of at most 1,000 fights and 1,023 injuries, got {F} "
+                         f"fights and {slots} injury slots")
     scratch = np.zeros(n, dtype=np.int32)                 # of soothe_and_count
     deaths = np.zeros(F, dtype=np.int64)
     carried = np.zeros((F, slots + 2), dtype=np.int64)     # 0..slots wounds, last: dead
@@ -240,8 +243,7 @@ def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,
             sore_count = int(np.count_nonzero(held[:m] & 1))
         u = rng.random(sore_count) if soothing else nothing
         carried[f, :slots + 1], symptoms[f] = loop.soothe_and_count(
-            held[:m], u, symptom_kept, soothing, owner_shift, count, scratch, f, living.size,
-            slots)
+            held[:m], u, symptom_kept, soothing, owner_shift, scratch, f, living.size, slots)
         carried[f, slots + 1] = n - living.size
     return {"deaths": deaths, "carried": carried, "ko_by_wounds": ko_by_wounds,
             "symptomatic": symptoms}
