@@ -46,14 +46,11 @@ _STARTERS: list[threading.Thread] = []  # threads still starting helpers (joined
 
 def portable(sampler: Callable) -> bytes:
     """The sampler pickled once for the helpers: by reference when it pickles so, else with
-    cloudpickle (functions defined in ``__main__``, a notebook or a script, or a sampler
-    holding an object of theirs: helpers do not import the script, :mod:`._helper_main`)."""
+    cloudpickle (functions defined in ``__main__``, a notebook or a script)."""
     func = getattr(sampler, "func", sampler)
     try:
         if getattr(func, "__module__", None) != "__main__":
-            data = pickle.dumps(sampler, protocol=pickle.HIGHEST_PROTOCOL)
-            if b"__main__" not in data:  # no object of the script, which helpers do not import
-                return data
+            return pickle.dumps(sampler, protocol=pickle.HIGHEST_PROTOCOL)
     except Exception:
         pass
     try:
@@ -154,37 +151,9 @@ def _context() -> multiprocessing.context.BaseContext:
     method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
     ctx = multiprocessing.get_context(method)
     if method == "forkserver":
-        ctx.set_forkserver_preload(["balance.montecarlo._helper_main", "balance.montecarlo.blocks",
-                                    "balance.montecarlo.engine", *sorted(_PRELOADS)])
-        _start_forkserver()
+        ctx.set_forkserver_preload(["balance.montecarlo.blocks", "balance.montecarlo.engine",
+                                    *sorted(_PRELOADS)])
     return ctx
-
-
-def _start_forkserver() -> None:
-    """Start the forkserver, if it is not running, with this process's script named in its
-    environment, so that the helpers do not import it again (:mod:`._helper_main`); the
-    variables are this process's again once it has started."""
-    from multiprocessing import forkserver, spawn
-
-    from ._helper_main import MAIN_NAME_ENV, MAIN_PATH_ENV
-
-    data = spawn.get_preparation_data("balance-helper")  # what a helper is told to import
-    wanted = {MAIN_PATH_ENV: data.get("init_main_from_path"),
-              MAIN_NAME_ENV: data.get("init_main_from_name")}
-    saved = {name: os.environ.get(name) for name in wanted}
-    try:
-        for name, value in wanted.items():
-            if value:
-                os.environ[name] = value
-            else:
-                os.environ.pop(name, None)
-        forkserver.ensure_running()
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
 
 
 def _start(pool, helpers: int) -> None:
