@@ -341,6 +341,8 @@ def run(sampler: Callable[[int, np.random.Generator], dict], trials: int, *,
     parts: Generator[blocks.Result, None, None]
     used: int | str = 1
     note = ""
+    if workers != 1:
+        pool.refuse_while_importing_script(f"a run with workers={workers!r}")
     if not isinstance(workers, int):  # "dask" or a dask.distributed.Client
         if workers == "dask":
             blocks._dask()  # clear error before any work when dask is missing

@@ -15,6 +15,7 @@ import multiprocessing
 import os
 import pickle
 import signal
+import sys
 import threading
 import uuid
 from collections.abc import Callable, Generator
@@ -147,6 +148,23 @@ def preload_in_helpers(module: str) -> None:
     _PRELOADS.add(module)
 
 
+#: why a run refuses to start helpers from a helper that is importing the parent's script
+SCRIPT_GUARD = ("helper processes import the script again, as multiprocessing does; in a "
+                "script, put what starts the run under if __name__ == \"__main__\":")
+
+
+def refuse_while_importing_script(what: str) -> None:
+    """Stop a helper that, importing the parent's script, reaches ``what`` (a run with workers,
+    or ``start_workers``): the script has no ``if __name__ == "__main__":`` guard, and would
+    otherwise run a second time in every helper. One line on stderr, no traceback; the parent
+    then reports a helper that stopped (:func:`iterate_processes`)."""
+    if getattr(multiprocessing.current_process(), "_inheriting", False):
+        sys.stderr.write(f"balance: {what} while a helper process imports the script: "
+                         f"{SCRIPT_GUARD}\n")
+        sys.stderr.flush()
+        raise SystemExit(1)
+
+
 def _context() -> multiprocessing.context.BaseContext:
     method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
     ctx = multiprocessing.get_context(method)
@@ -272,7 +290,10 @@ def start_workers(workers: int) -> None:
     >>> bl.montecarlo.start_workers(1)   # this process alone: no helper to start
     """
     helpers = check_workers(workers) - 1
-    if helpers == 0 or startup_cost(helpers) == 0.0:
+    if helpers == 0:
+        return
+    refuse_while_importing_script("start_workers")
+    if startup_cost(helpers) == 0.0:
         return
     pool, starter, cached = _acquire(helpers)
     if starter is not None:
@@ -312,12 +333,17 @@ def iterate_processes(sampler: Callable, plan: Plan, chunks: list[Chunk],
         yield from _ordered(submit, result, chunks, 2 * (workers - 1) + 1,
                             local=lambda c: run_chunk(sampler, plan, *c),
                             ready=lambda: not starter.is_alive())
-    except BaseException:
+    except BaseException as exc:
         with _lock:
             if cached and _state["pool"] is pool:
                 _release_locked(terminate=True)
             else:
                 _close(pool, starter, terminate=True)
+        from concurrent.futures.process import BrokenProcessPool
+
+        if isinstance(exc, BrokenProcessPool):
+            raise RuntimeError(f"workers={workers}: a helper process stopped (killed, out of "
+                               f"memory, or stopped while starting: {SCRIPT_GUARD})") from None
         raise
     if cached:
         _idle(pool)
