@@ -8,8 +8,9 @@ a fifth to a third of their time on the benchmark machine (a virtual machine, wh
 costs 2-3 µs). glibc raises its own thresholds as a program frees large blocks, up to
 32 MiB for ``mmap`` and twice that for trimming; :func:`keep_freed_memory` sets those
 ceilings at once, the first time a process runs blocks, so a run's freed arrays are reused
-(faults per block: ~1,300 and ~1,700). The process then keeps up to 64 MiB of freed memory
-for reuse instead of handing it back.
+(faults per block: ~1,300 and ~1,700). The process then keeps freed memory for reuse instead
+of handing it back: up to 64 MiB at the top of each malloc arena (one per thread that
+allocates), what glibc's own heuristic keeps once a program has freed a 32 MiB block.
 
 Only with glibc (Linux): elsewhere, and when the environment already sets glibc's malloc
 parameters (``MALLOC_MMAP_THRESHOLD_``, ``MALLOC_TRIM_THRESHOLD_``, ``MALLOC_TOP_PAD_``,
@@ -18,8 +19,8 @@ parameters (``MALLOC_MMAP_THRESHOLD_``, ``MALLOC_TRIM_THRESHOLD_``, ``MALLOC_TOP
 """
 from __future__ import annotations
 
-import ctypes
 import os
+import sys
 import threading
 
 __all__ = ["MMAP_THRESHOLD", "TRIM_THRESHOLD", "keep_freed_memory"]
@@ -44,11 +45,15 @@ def _set() -> str:
         named.append("GLIBC_TUNABLES")
     if named:
         return f"left as the environment sets it ({', '.join(named)})"
+    if not sys.platform.startswith("linux"):
+        return "left as is (not glibc)"
     try:
+        import ctypes
+
         libc = ctypes.CDLL(None)
         libc.gnu_get_libc_version  # only glibc has it
         mallopt = libc.mallopt
-    except (OSError, AttributeError):
+    except Exception:  # no ctypes, musl, a static build: nothing to set
         return "left as is (not glibc)"
     mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
     if not (mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD) and mallopt(_M_TRIM_THRESHOLD, TRIM_THRESHOLD)):
