@@ -50,14 +50,13 @@ def injury_rolls(face, seconds, npv, wounds, loss, automatic, lut, ko, ko_by_wou
     and critical injuries): its table row, or ``rows`` (death: on the roll, or after
     ``automatic`` seconds); ``lut`` maps roll totals to outcomes
     (:func:`balance.core.injuries.outcome_rows`). Counts the knocked out and the dead by
-    injuries carried in ``ko_by_wounds``; returns the outcomes, the positions in ``living``
-    of the dead, and how many injuries they carried."""
+    injuries carried in ``ko_by_wounds``; returns the outcomes and the positions in
+    ``living`` of the dead."""
     top = lut.size - 1
     rows = lut[top]
     code = np.empty(face.size, lut.dtype)
     dead = np.empty(face.size, np.int64)
     d = 0
-    dead_injuries = 0
     for j in range(face.size):
         total = face[j] + _modifier(seconds[j], npv[j], wounds[j], loss)
         c = rows if seconds[j] >= automatic else lut[min(total, top)]
@@ -67,8 +66,7 @@ def injury_rolls(face, seconds, npv, wounds, loss, automatic, lut, ko, ko_by_wou
             ko_by_wounds[1, wounds[j]] += 1
             dead[d] = ko[j]
             d += 1
-            dead_injuries += wounds[j]
-    return code, dead[:d], dead_injuries
+    return code, dead[:d]
 
 
 @njit(cache=True, nogil=True)

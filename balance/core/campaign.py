@@ -183,6 +183,9 @@ def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,
     rows = len(inj["table"])
     F = plan.fights
     slots = F + plan.start_wounds
+    if F > 1000 or slots > 1023:  # what soothe_and_count's scratch holds (plan() allows less)
+        raise ValueError(f"a campaign of at most 1,000 fights and 1,023 injuries, got {F} "
+                         f"fights and {slots} injury slots")
     keep_injury, removing, keep_symptoms, soothing = _survival(plan, rules)
     # The injuries living characters carry, one integer each, in the order they were taken
     # (the order in which the treatment draws go to them): character, table row, symptomatic
@@ -205,9 +208,6 @@ def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,
     held[:m] = np.repeat((np.arange(n, dtype=np.int64) << owner_shift) | 1, plan.start_wounds)
     living = np.arange(n, dtype=key)
     count = np.full(n, plan.start_wounds, dtype=np.int16)  # injuries carried, by character
-    if F > 1000 or slots > 1023:  # what soothe_and_count's scratch holds (plan() allows less)
-        raise ValueError(f"a campaign of at most 1,000 fights and 1,023 injuries, got {F} "
-                         f"fights and {slots} injury slots")
     scratch = np.zeros(n, dtype=np.int32)                 # of soothe_and_count
     deaths = np.zeros(F, dtype=np.int64)
     carried = np.zeros((F, slots + 2), dtype=np.int64)     # 0..slots wounds, last: dead
@@ -225,14 +225,16 @@ def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,
         seconds = plan.rescue.arrival.sample(ko.size, rng) + charge
         npv = plan.rescue.negative_hp.sample(ko.size, rng)
         face = rng.integers(1, inj["die"], size=ko.size, dtype=face_type, endpoint=True)
-        code, dead, _ = loop.injury_rolls(
+        code, dead = loop.injury_rolls(
             face, seconds, npv, wounds, inj["hp_loss_per_second"], auto, lut, ko, ko_by_wounds)
         deaths[f] = dead.size
         if dead.size:
             living = np.delete(living, dead)
         # the dead leave with their injuries; the others' new injuries go in at the end
-        if held.size < m + ko.size:
-            held = np.concatenate([held[:m], np.empty(max(m + ko.size, held.size), dtype=key)])
+        if held.size < m + ko.size:  # room for one new injury each knocked-out character
+            grown = np.empty(2 * (m + ko.size), dtype=key)
+            grown[:m] = held[:m]
+            held = grown
         m = loop.after_fight(held, m, who, code, rows, count, owner_shift)
         # treatment interval after the fight: one draw per injury a living character carries
         if removing:
