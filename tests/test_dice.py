@@ -323,3 +323,41 @@ def test_face_counts_refuses_what_it_cannot_count(kwargs, fragment):
     with pytest.raises(ValueError, match=fragment) as info:
         dice.face_counts(rng=np.random.default_rng(0), **kwargs)
     assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize("expr", ["6+1d8", "2d6", "1d4-1d6+3", "3d3", "7"])
+def test_equal_outcomes_are_every_roll_enumerated(expr):
+    # independent: every ordered roll of the dice, one by one, with itertools
+    d = dice.parse(expr)
+    faces = [(sign, f) for sign, count, f in d.plain_terms for _ in range(count)]
+    rolls = sorted(d.constant + sum(s * x for (s, _), x in zip(faces, roll))
+                   for roll in itertools.product(*[range(1, f + 1) for _, f in faces]))
+    table = dice.equal_outcomes(d)
+    assert table.tolist() == rolls and not table.flags.writeable
+
+
+def test_equal_outcomes_refuse_modified_and_large_dice():
+    assert dice.equal_outcomes(dice.parse("4d6kh3")) is None
+    assert dice.equal_outcomes(dice.parse("1d6!")) is None
+    assert dice.equal_outcomes(dice.parse("2d8"), limit=63) is None
+    assert dice.equal_outcomes(dice.parse("2d8"), limit=64).size == 64
+
+
+def test_sample_indices_draw_each_total_at_its_exact_chance():
+    d = dice.parse("2d6+1")
+    n = 600_000
+    index, table = dice.sample_indices(d, n, np.random.default_rng(11))
+    assert index.dtype == np.int16 and index.size == n
+    seen = Counter(table[index].tolist())
+    for total in range(3, 14):
+        p = Fraction(6 - abs(total - 8), 36)  # 2d6 + 1 in closed form
+        se = math.sqrt(float(p * (1 - p)) / n)
+        assert abs(seen[total] / n - float(p)) < 4.5 * se
+
+
+def test_sample_indices_of_modified_dice_are_the_sampled_totals():
+    # no table of equal outcomes: the totals Dice.sample draws, as indices into those drawn
+    d = dice.parse("4d6kh3")
+    index, table = dice.sample_indices(d, 5_000, np.random.default_rng(5))
+    np.testing.assert_array_equal(table[index], d.sample(5_000, np.random.default_rng(5)))
+    assert np.all(np.diff(table) > 0)

@@ -45,10 +45,12 @@ def knockouts(u, chance, living, count):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def injury_rolls(face, seconds, npv, wounds, loss, automatic, lut, ko, ko_by_wounds):  # pragma: no cover - compiled
+def injury_rolls(face, arrive, seconds, hurt, npv, wounds, loss, automatic, lut, ko,
+                 ko_by_wounds):  # pragma: no cover - compiled
     """The outcome of each knocked-out character's critical-injury roll (core rules, dying
     and critical injuries): its table row, or ``rows`` (death: on the roll, or after
-    ``automatic`` seconds); ``lut`` maps roll totals to outcomes
+    ``automatic`` seconds). Character ``j`` rolls ``face[j]`` after ``seconds[arrive[j]]``
+    seconds dying at ``-npv[hurt[j]]`` HP; ``lut`` maps roll totals to outcomes
     (:func:`balance.core.injuries.outcome_rows`). Counts the knocked out and the dead by
     injuries carried in ``ko_by_wounds``; returns the outcomes and the positions in
     ``living`` of the dead."""
@@ -58,8 +60,9 @@ def injury_rolls(face, seconds, npv, wounds, loss, automatic, lut, ko, ko_by_wou
     dead = np.empty(face.size, np.int64)
     d = 0
     for j in range(face.size):
-        total = face[j] + _modifier(seconds[j], npv[j], wounds[j], loss)
-        c = rows if seconds[j] >= automatic else lut[min(total, top)]
+        time = seconds[arrive[j]]
+        total = face[j] + _modifier(time, npv[hurt[j]], wounds[j], loss)
+        c = rows if time >= automatic else lut[min(total, top)]
         code[j] = c
         ko_by_wounds[0, wounds[j]] += 1
         if c >= rows:

@@ -31,6 +31,7 @@ from ..montecarlo.results import Simulation
 from ..rng import RNGLike
 from ..rules import Rules, resolve
 from .treatment import attempts_within
+from .. import dice
 from ..dice.sampling import draw_dtype
 
 __all__ = ["CampaignPlan", "plan", "campaign_sampler", "simulate", "POLICIES"]
@@ -222,11 +223,12 @@ def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,
     for f in range(F):
         ko, who, wounds = loop.knockouts(rng.random(living.size), plan.knockout_chance,
                                          living, count)
-        seconds = plan.rescue.arrival.sample(ko.size, rng) + charge
-        npv = plan.rescue.negative_hp.sample(ko.size, rng)
+        # the rescue's dice as indices into their tables of totals (read in the compiled pass)
+        arrive, arrival = dice.sample_indices(plan.rescue.arrival, ko.size, rng)
+        hurt, negative_hp = dice.sample_indices(plan.rescue.negative_hp, ko.size, rng)
         face = rng.integers(1, inj["die"], size=ko.size, dtype=face_type, endpoint=True)
-        code, dead = loop.injury_rolls(
-            face, seconds, npv, wounds, inj["hp_loss_per_second"], auto, lut, ko, ko_by_wounds)
+        code, dead = loop.injury_rolls(face, arrive, arrival + charge, hurt, negative_hp, wounds,
+                                       inj["hp_loss_per_second"], auto, lut, ko, ko_by_wounds)
         deaths[f] = dead.size
         if dead.size:
             living = np.delete(living, dead)

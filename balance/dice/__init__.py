@@ -56,7 +56,7 @@ from ..rng import RNGLike
 # in the order the reference page shows them (members in source order): the modified term, the
 # expression, its distribution, the notation, then the helpers
 from .pools import Pool
-from .expressions import Dice
+from .expressions import Dice, equal_outcomes, sample_indices
 from .distributions import Distribution
 from .notation import parse
 from .distributions import outcome_table
@@ -64,8 +64,8 @@ from .convolution import NOISE_FLOOR, convolve
 from .sampling import draw_dtype, face_counts
 
 __all__ = ["Dice", "Pool", "Distribution", "parse", "distribution", "sample", "face_counts",
-           "draw_dtype", "convolve", "outcome_table", "MAX_DICE", "MAX_FACES", "MAX_EXPLOSIONS",
-           "NOISE_FLOOR"]
+           "draw_dtype", "equal_outcomes", "sample_indices", "convolve", "outcome_table",
+           "MAX_DICE", "MAX_FACES", "MAX_EXPLOSIONS", "NOISE_FLOOR"]
 
 
 def distribution(expr: str | int | Dice) -> Distribution:

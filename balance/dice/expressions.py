@@ -5,6 +5,8 @@ bounds, mean, exact distribution and sampler.
 convolves the plain terms die by die in exact integers, or by FFT convolution above
 :data:`~balance.dice.convolution._DIRECT_WORK` multiply-adds, then each pool's distribution
 (:mod:`balance.dice.pools`); its sampler draws each term (:mod:`balance.dice.sampling`).
+:func:`equal_outcomes` is the table of a plain expression's equally likely rolls, and
+:func:`sample_indices` draws rolls as indices into it, for compiled loops that read the totals.
 """
 from __future__ import annotations
 
@@ -19,9 +21,9 @@ from ..rng import RNGLike, as_generator
 from .convolution import _DIRECT_WORK, _fft_convolve, _power, convolve
 from .distributions import Distribution
 from .pools import Pool, _die_probs, _pool_probs, _roll_probs
-from .sampling import _ENUMERATE_LIMIT, _sample_pool, _sum_of_draws, _sum_table
+from .sampling import _ENUMERATE_LIMIT, _sample_pool, _sum_of_draws, _sum_table, draw_dtype
 
-__all__ = ["Dice"]
+__all__ = ["Dice", "equal_outcomes", "sample_indices"]
 
 
 @dataclass(frozen=True)
@@ -213,3 +215,83 @@ def _fft_probs(dice: Dice) -> np.ndarray:
         term = _power(np.full(faces, 1.0 / faces), count, conv)
         probs = conv(probs, term[::-1] if sign < 0 else term)
     return probs / probs.sum()
+
+
+@lru_cache(maxsize=256)
+def equal_outcomes(d: Dice, limit: int = _ENUMERATE_LIMIT) -> np.ndarray | None:
+    """Every equally likely outcome of the plain expression ``d``, sorted: a uniform index into
+    this table is one roll of ``d`` (``6+1d8``: the 8 totals 7..14; ``2d6``: 36 totals, 7 six
+    times). None when ``d`` has a modified term (reroll, explosion, keep/drop) or more than
+    ``limit`` outcomes.
+
+    Parameters
+    ----------
+    d : Dice
+        A parsed expression.
+    limit : int, default 65,536
+        The most outcomes a table holds.
+
+    Returns
+    -------
+    numpy.ndarray or None
+        int64 totals, read-only (kept per expression).
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.dice.equal_outcomes(bl.dice.parse("6+1d8")).tolist()
+    [7, 8, 9, 10, 11, 12, 13, 14]
+    >>> bl.dice.equal_outcomes(bl.dice.parse("4d6kh3")) is None
+    True
+    """
+    if d.pools:
+        return None
+    size = 1
+    for _, count, faces in d.plain_terms:
+        size *= faces ** count
+        if size > limit:
+            return None
+    grid = np.full(1, d.constant, dtype=np.int64)
+    for sign, count, faces in d.plain_terms:
+        for _ in range(count):
+            grid = (grid[:, None] + sign * np.arange(1, faces + 1)).ravel()
+    grid = np.sort(grid)
+    grid.flags.writeable = False
+    return grid
+
+
+def sample_indices(d: Dice, size: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """``size`` rolls of ``d`` as indices into a table of totals: ``table[index]`` are the rolls.
+
+    For a compiled loop that reads the totals itself: with a table of :func:`equal_outcomes`,
+    one draw each in the integer type numpy draws fastest (:func:`draw_dtype`) and no array of
+    totals; otherwise the totals of :meth:`Dice.sample <balance.dice.Dice.sample>` as indices into the
+    distinct ones drawn.
+
+    Parameters
+    ----------
+    d : Dice
+        A parsed expression.
+    size : int
+        Number of rolls (>= 0).
+    rng : numpy.random.Generator
+        The generator the draws come from.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(index, table)``: integer indices, and the int64 totals they point to.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import balance as bl
+    >>> index, table = bl.dice.sample_indices(bl.dice.parse("6+1d8"), 5, np.random.default_rng(1))
+    >>> index.dtype.name, bool(np.isin(table[index], range(7, 15)).all())
+    ('int16', True)
+    """
+    table = equal_outcomes(d)
+    if table is not None:
+        return rng.integers(0, table.size, size=size, dtype=draw_dtype(table.size)), table
+    table, index = np.unique(d.sample(size, rng), return_inverse=True)
+    return index, table

@@ -35,22 +35,6 @@ _SITUATIONS = 2 * _COMBOS * 16   # (surprise bonus * 16 + combo) * 16 + tier-pai
 _POST = (("prone", 1), ("lose_turn", 1), ("destroy_shield", 1), ("stand", 0))
 
 
-@lru_cache(maxsize=64)
-def _outcomes(expr: str) -> np.ndarray | None:
-    """Every equally likely outcome of a dice expression (None when too many)."""
-    d = dice.parse(expr)
-    size = 1
-    for _, count, faces in d.terms:
-        size *= faces ** count
-    if size > _TABLE_LIMIT:
-        return None
-    grid = np.full(1, d.constant, dtype=np.int64)
-    for sign, count, faces in d.terms:
-        for _ in range(count):
-            grid = (grid[:, None] + sign * np.arange(1, faces + 1)).ravel()
-    return np.sort(grid)
-
-
 def _narrow(values) -> np.ndarray:
     """``values`` as int32 when they are small (the blow's arithmetic then stays in one
     dtype), else int64: products such as hp * 2 * L must not wrap around."""
@@ -62,8 +46,9 @@ class _Roll:
     """Exact sampler of one dice expression (a table of equally likely outcomes when small)."""
 
     def __init__(self, expr: str, transform=None):
-        table = _outcomes(expr)
         self.parsed = dice.parse(expr)
+        self.parsed.terms  # noqa: B018 - plain dice only: a modified term is refused in one line
+        table = dice.equal_outcomes(self.parsed, _TABLE_LIMIT)
         self.transform = transform
         if table is not None and transform is not None:
             table = transform(table)
