@@ -314,3 +314,15 @@ def test_the_floor_draws_in_chunks_of_the_same_bytes_whatever_the_dtype():
     assert bench.FLOOR_CHUNK_BYTES == 1 << 19
     assert [bench.floor_chunk(t) for t in (np.int16, np.int32, np.uint64, np.float64)] == \
         [1 << 18, 1 << 17, 1 << 16, 1 << 16]
+
+
+def test_kernel_and_floor_are_timed_in_turn(monkeypatch):
+    # one of each, then again: a machine drifting in speed slows both alike; each keeps its best
+    from balance import bench
+
+    ticks = iter([0, 5, 5, 7, 7, 10, 10, 11, 11, 15, 15, 19])
+    monkeypatch.setattr(bench.time, "perf_counter", lambda: next(ticks))
+    order = []
+    best = bench._best_in_turn([lambda: order.append("kernel"), lambda: order.append("floor")], 3)
+    assert order == ["kernel", "floor"] * 3
+    assert best == [3, 1]   # the ticks time the kernel 5, 3 and 4 s, the floor 2, 1 and 4 s

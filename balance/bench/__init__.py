@@ -188,12 +188,20 @@ register(Kernel("d20-test", _d20_sampler, _d20_python,
 
 # --- measurements ----------------------------------------------------------------------------
 def _best(func: Callable[[], Any], repeat: int) -> float:
-    times = []
+    return _best_in_turn([func], repeat)[0]
+
+
+def _best_in_turn(funcs: list[Callable[[], Any]], repeat: int) -> list[float]:
+    """The best of ``repeat`` timings of each of ``funcs``, timed in turn (one of each, then
+    again): a machine that slows down or speeds up meanwhile affects them alike, so their
+    ratio holds (a virtual machine's speed drifts by a quarter within a minute)."""
+    times = [[] for _ in funcs]
     for _ in range(repeat):
-        start = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - start)
-    return min(times)
+        for func, spent in zip(funcs, times):
+            start = time.perf_counter()
+            func()
+            spent.append(time.perf_counter() - start)
+    return [min(spent) for spent in times]
 
 
 #: Bytes of dice drawn at once by the floor: 512 KiB, half of one core's L2 cache on the
@@ -234,17 +242,18 @@ def _floor(trials: int, draws: dict[str, Any]) -> None:
         rng.random(min(chunk, total - start)).sum()
 
 
-def measure_kernel(kernel: Kernel, trials: int, python_trials: int, repeat: int = 3) -> dict:
+def measure_kernel(kernel: Kernel, trials: int, python_trials: int, repeat: int = 5) -> dict:
     """Trials/s of the kernel (engine, 1 process), of its floor and of its plain-Python twin.
 
     The floor draws what the sampler draws on one block of ``min(trials, BLOCK_SIZE)`` trials
-    (seed 0; :func:`count_draws`, which also warms the kernel up), scaled to ``trials``.
+    (seed 0; :func:`count_draws`, which also warms the kernel up), scaled to ``trials``. The
+    kernel and its floor are timed in turn, the best of ``repeat`` each; the plain-Python
+    loop once.
     """
     sampler = kernel.sampler()
     draws = count_draws(sampler, min(trials, montecarlo.BLOCK_SIZE), seed=0)
     run = partial(montecarlo.run, sampler, trials, seed=1, progress=False)
-    t_kernel = _best(run, repeat)
-    t_floor = _best(lambda: _floor(trials, draws), repeat)
+    t_kernel, t_floor = _best_in_turn([run, lambda: _floor(trials, draws)], repeat)
     t_python = _best(lambda: kernel.python(python_trials, random.Random(1)), 1)
     rate, floor, py = trials / t_kernel, trials / t_floor, python_trials / t_python
     return {"kernel": kernel.name, "unit": kernel.unit, "dice_per_trial": draws["dice_per_trial"],
@@ -393,19 +402,12 @@ def measure_workers(trials: int, kernel: str = "critical-injury", workers: int =
     cold_note = run(workers=workers).note
     cold = time.perf_counter() - tic
     montecarlo.start_workers(workers)
-    ones, warm = [], []
-    for _ in range(repeat):
-        tic = time.perf_counter()
-        run(workers=1)
-        ones.append(time.perf_counter() - tic)
-        tic = time.perf_counter()
-        used = run(workers=workers).workers_used
-        warm.append(time.perf_counter() - tic)
-    one = min(ones)
+    used = []
+    one, many = _best_in_turn([lambda: run(workers=1),
+                               lambda: used.append(run(workers=workers).workers_used)], repeat)
     per_trial = one / trials
-    many = min(warm)
     return {"kernel": kernel, "unit": KERNELS[kernel].unit, "trials": trials, "workers": workers,
-            "pooled": used == workers, "startup_seconds": startup,
+            "pooled": used[-1] == workers, "startup_seconds": startup,
             "min_trials": int(startup / per_trial) + 1, "seconds_1": one,
             "seconds_cold": cold, "cold_note": cold_note, f"seconds_{workers}": many,
             "x_workers": one / many, "x_workers_cold": one / cold}
@@ -479,7 +481,7 @@ def run_bench(*, quick: bool = False, only: str | None = None) -> dict:
     kept = keep_freed_memory()
     out: dict[str, Any] = {
         "machine": {**machine(), "malloc": kept},
-        "kernels": [measure_kernel(KERNELS[n], *sizes(KERNELS[n]), 1 if quick else 3)
+        "kernels": [measure_kernel(KERNELS[n], *sizes(KERNELS[n]), 1 if quick else 5)
                     for n in names],
         "targets": TARGETS,
     }
