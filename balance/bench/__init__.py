@@ -381,7 +381,7 @@ def run_parallel(sampler: Callable, trials: int, *, workers: int, seed: RNGLike 
 
 
 def measure_workers(trials: int, kernel: str = "critical-injury", workers: int = 2,
-                    repeat: int = 3, startup_seconds: float | None = None) -> dict:
+                    repeat: int = 5, startup_seconds: float | None = None) -> dict:
     """Wall time of ``trials`` trials on 1 process and on ``workers`` processes.
 
     ``seconds_cold``: the first run asked for ``workers`` with no pool up (the engine then
@@ -407,7 +407,7 @@ def measure_workers(trials: int, kernel: str = "critical-injury", workers: int =
                                lambda: used.append(run(workers=workers).workers_used)], repeat)
     per_trial = one / trials
     return {"kernel": kernel, "unit": KERNELS[kernel].unit, "trials": trials, "workers": workers,
-            "pooled": used[-1] == workers, "startup_seconds": startup,
+            "repeat": repeat, "pooled": used[-1] == workers, "startup_seconds": startup,
             "min_trials": int(startup / per_trial) + 1, "seconds_1": one,
             "seconds_cold": cold, "cold_note": cold_note, f"seconds_{workers}": many,
             "x_workers": one / many, "x_workers_cold": one / cold}
@@ -495,7 +495,7 @@ def run_bench(*, quick: bool = False, only: str | None = None) -> dict:
         startup = measure_pool_startup()
         out["workers"] = []
         for kernel, n, q in runs:
-            w = measure_workers(q if quick else n, kernel, repeat=1 if quick else 3,
+            w = measure_workers(q if quick else n, kernel, repeat=1 if quick else 5,
                                 startup_seconds=startup)
             # right after: were both cores there? (shared cores cap what any engine gets)
             w["machine"] = measure_machine_parallel(w["workers"], 20 if quick else 100,
@@ -623,7 +623,8 @@ def format_table(res: dict) -> str:
             lines.append(f"{head}: the warm pool was not used ({w[f'seconds_{n}']:.2f} s)")
             continue
         met = w["x_workers"] >= t["x_workers"]
-        lines.append(f"{head}, {n} processes (warm pool) {w[f'seconds_{n}']:.2f} s: "
+        best = f" (best of {w['repeat']} each, in turn)" if w.get("repeat", 1) > 1 else ""
+        lines.append(f"{head}, {n} processes (warm pool) {w[f'seconds_{n}']:.2f} s{best}: "
                      f"{w['x_workers']:.2f}x (target >= {t['x_workers']}x: "
                      f"{_met(met)}); first run with no pool up "
                      f"{w['seconds_cold']:.2f} s: {w['x_workers_cold']:.2f}x ("
