@@ -145,3 +145,22 @@ def test_both_policy_symptoms_against_exact_markov_chain():
     # a count bounded by 3: its standard error is below 3 / (2 sqrt(N))
     assert np.all(np.abs(got - mean_symptoms) <= 5 * 1.5 / np.sqrt(TRIALS)), (got, mean_symptoms)
     assert min(mean_symptoms) > 0.05  # the light treatment leaves symptoms to count
+
+
+@pytest.mark.parametrize("arrival, negative_hp", [
+    ("30+4d20kh3", "1d10!"), ("60+2d20r2", "3d6kh2"),
+    ("10d10", "1d6"), ("40+3d20", "1d6")])
+def test_first_fight_deaths_with_dice_without_a_table_match_the_exact_rescue(arrival,
+                                                                              negative_hp):
+    # modified dice, and more outcomes than a table holds, reach the compiled injury rolls as
+    # distances from their lowest total: every knocked-out character dies at the exact
+    # rescue's chance (bl.rescue.exact_outcomes, a convolution: death on the roll, then
+    # automatic death); 3d20 has a table of 8,000 outcomes, drawn as 32-bit indices
+    rules = bl.load_rules()
+    p = bl.campaign.plan(fights=1, knockout_chance=1.0, arrival=arrival, negative_hp=negative_hp,
+                         rules=rules)
+    exact = float(bl.rescue.exact_outcomes(p.rescue, rules=rules)[0, -2:].sum())
+    n = 200_000
+    out = bl.campaign.campaign_sampler(n, np.random.default_rng(17), plan=p, rules=rules)
+    se = (exact * (1 - exact) / n) ** 0.5
+    assert abs(out["deaths"][0] / n - exact) < 4.5 * se

@@ -18,9 +18,9 @@ draws go to them in another order, and the injury roll's d100 is drawn as a 16-b
 ``tests/test_campaign.py`` and ``tests/test_campaign_bench.py``; old and new samplers compared
 cell by cell on 9 cases of 800,000 characters: mean squared z 1.3 and 1.06, against 0.94 and
 1.02 for the new sampler against itself on other seeds). Regenerated on 2026-12-07, on
-purpose: the rescue's arrival and negative-HP dice are drawn as 16-bit indices into the table
-of their totals (``balance.dice.sample_indices``), read in the compiled pass, instead of
-64-bit ones gathered by ``Dice.sample``; the same distributions (old and new compared cell by
+purpose: the rescue's arrival and negative-HP dice are drawn as indices into the table of
+their totals, 16-bit for these cases (``balance.dice.sample_indices``), read in the compiled
+pass, instead of 64-bit ones gathered by ``Dice.sample``; the same distributions (old and new compared cell by
 cell on 5 cases of 800,000 characters, other seeds: mean squared z 1.04 and 0.87, against 0.81
 for the old sampler against itself). The two cases with fixed rescue dice (full-long,
 carried-only-light) kept their pins: a table of one total draws nothing. Regenerate them only

@@ -355,9 +355,29 @@ def test_sample_indices_draw_each_total_at_its_exact_chance():
         assert abs(seen[total] / n - float(p)) < 4.5 * se
 
 
-def test_sample_indices_of_modified_dice_are_the_sampled_totals():
-    # no table of equal outcomes: the totals Dice.sample draws, as indices into those drawn
-    d = dice.parse("4d6kh3")
-    index, table = dice.sample_indices(d, 5_000, np.random.default_rng(5))
-    np.testing.assert_array_equal(table[index], d.sample(5_000, np.random.default_rng(5)))
-    assert np.all(np.diff(table) > 0)
+@pytest.mark.parametrize("expr, span", [("4d6kh3", 16), ("1d6!", 126), ("10d10", 91),
+                                         ("200d10000dl1", None)])
+def test_sample_indices_of_dice_without_a_table_are_the_sampled_totals(expr, span):
+    # modified dice, or too many outcomes: the totals Dice.sample draws, as their distance
+    # from the lowest total (a span too wide: as indices into the distinct totals drawn)
+    d = dice.parse(expr)
+    n = 300 if span is None else 5_000
+    index, table = dice.sample_indices(d, n, np.random.default_rng(5))
+    np.testing.assert_array_equal(table[index], d.sample(n, np.random.default_rng(5)))
+    assert not table.flags.writeable and index.dtype == dice.draw_dtype(table.size)
+    if span is not None:
+        assert table.tolist() == list(range(d.min, d.min + span))
+    else:
+        assert np.all(np.diff(table) > 0) and table.size <= n
+
+
+def test_sample_indices_and_equal_outcomes_take_what_the_other_dice_calls_take():
+    # an expression as text, a seed as an int; bad sizes and limits refused in one line
+    index, table = dice.sample_indices("2d6", 4, 3)
+    again, _ = dice.sample_indices(dice.parse("2d6"), 4, np.random.default_rng(3))
+    np.testing.assert_array_equal(index, again)
+    assert table.tolist() == dice.equal_outcomes("2d6").tolist()
+    with pytest.raises(ValueError, match="size"):
+        dice.sample_indices("2d6", -1)
+    with pytest.raises(ValueError, match="limit"):
+        dice.equal_outcomes("2d6", limit=0)

@@ -31,7 +31,6 @@ from ..montecarlo.results import Simulation
 from ..rng import RNGLike
 from ..rules import Rules, resolve
 from .treatment import attempts_within
-from .. import dice
 from ..dice.sampling import draw_dtype
 
 __all__ = ["CampaignPlan", "plan", "campaign_sampler", "simulate", "POLICIES"]
@@ -224,8 +223,8 @@ def campaign_sampler(n: int, rng: np.random.Generator, *, plan: CampaignPlan,
         ko, who, wounds = loop.knockouts(rng.random(living.size), plan.knockout_chance,
                                          living, count)
         # the rescue's dice as indices into their tables of totals (read in the compiled pass)
-        arrive, arrival = dice.sample_indices(plan.rescue.arrival, ko.size, rng)
-        hurt, negative_hp = dice.sample_indices(plan.rescue.negative_hp, ko.size, rng)
+        arrive, arrival = plan.rescue.arrival.sample_indices(ko.size, rng)
+        hurt, negative_hp = plan.rescue.negative_hp.sample_indices(ko.size, rng)
         face = rng.integers(1, inj["die"], size=ko.size, dtype=face_type, endpoint=True)
         code, dead = loop.injury_rolls(face, arrive, arrival + charge, hurt, negative_hp, wounds,
                                        inj["hp_loss_per_second"], auto, lut, ko, ko_by_wounds)

@@ -56,16 +56,89 @@ from ..rng import RNGLike
 # in the order the reference page shows them (members in source order): the modified term, the
 # expression, its distribution, the notation, then the helpers
 from .pools import Pool
-from .expressions import Dice, equal_outcomes, sample_indices
+from .expressions import Dice
 from .distributions import Distribution
 from .notation import parse
 from .distributions import outcome_table
 from .convolution import NOISE_FLOOR, convolve
-from .sampling import draw_dtype, face_counts
+from .sampling import _ENUMERATE_LIMIT, draw_dtype, face_counts
 
 __all__ = ["Dice", "Pool", "Distribution", "parse", "distribution", "sample", "face_counts",
            "draw_dtype", "equal_outcomes", "sample_indices", "convolve", "outcome_table",
            "MAX_DICE", "MAX_FACES", "MAX_EXPLOSIONS", "NOISE_FLOOR"]
+
+
+def equal_outcomes(expr: str | int | Dice, limit: int = _ENUMERATE_LIMIT) -> np.ndarray | None:
+    """Every equally likely roll of a plain dice expression, sorted: a uniform index into this
+    table is one roll (``6+1d8``: the 8 totals 7..14; ``2d6``: 36 totals, 7 six times). None
+    when the expression has a modified term (reroll, explosion, keep/drop) or more than
+    ``limit`` outcomes.
+
+    Parameters
+    ----------
+    expr : str, int or Dice
+        The expression.
+    limit : int, default 65,536
+        The most outcomes a table holds (at least 1).
+
+    Returns
+    -------
+    numpy.ndarray or None
+        int64 totals, read-only (kept per expression: at most 64 tables).
+
+    Examples
+    --------
+    >>> import balance as bl
+    >>> bl.dice.equal_outcomes("6+1d8").tolist()
+    [7, 8, 9, 10, 11, 12, 13, 14]
+    >>> bl.dice.equal_outcomes("4d6kh3") is None
+    True
+    """
+    from ..errors import check_integer
+
+    return parse(expr).equal_outcomes(check_integer("limit", limit, min=1))
+
+
+def sample_indices(expr: str | int | Dice, size: int,
+                   seed: RNGLike = None) -> tuple[np.ndarray, np.ndarray]:
+    """``size`` rolls of a dice expression as indices into a table of totals: ``table[index]``
+    are the rolls, drawn from ``seed`` (int, SeedSequence, Generator or None).
+
+    For a compiled loop that reads the totals itself: with a table of :func:`equal_outcomes`,
+    one draw each in the integer type numpy draws fastest (:func:`draw_dtype`: 16-bit up to
+    2,048 outcomes) and no array of totals; otherwise (a modified term, or more than 65,536
+    outcomes) the totals of :meth:`Dice.sample`, as their distance from the lowest total into
+    a table of every total in between (for a span over 2^20 totals, into the distinct ones
+    drawn). The index is of that narrowest type either way, the table int64 and read-only.
+
+    Parameters
+    ----------
+    expr : str, int or Dice
+        The expression.
+    size : int
+        Number of rolls (0 to ``budgets.MAX_SAMPLE``, 10**8).
+    seed : int, SeedSequence, Generator or None
+        Where the draws come from.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(index, table)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import balance as bl
+    >>> index, table = bl.dice.sample_indices("6+1d8", 5, np.random.default_rng(1))
+    >>> index.dtype.name, bool(np.isin(table[index], range(7, 15)).all())
+    ('int16', True)
+    >>> index, table = bl.dice.sample_indices("4d6kh3", 5, 1)   # no table: 3..18 by distance
+    >>> index.dtype.name, table.tolist() == list(range(3, 19))
+    ('int16', True)
+    """
+    from ..errors import check_integer
+
+    return parse(expr).sample_indices(check_integer("size", size, min=0), seed)
 
 
 def distribution(expr: str | int | Dice) -> Distribution:

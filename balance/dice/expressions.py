@@ -5,8 +5,9 @@ bounds, mean, exact distribution and sampler.
 convolves the plain terms die by die in exact integers, or by FFT convolution above
 :data:`~balance.dice.convolution._DIRECT_WORK` multiply-adds, then each pool's distribution
 (:mod:`balance.dice.pools`); its sampler draws each term (:mod:`balance.dice.sampling`).
-:func:`equal_outcomes` is the table of a plain expression's equally likely rolls, and
-:func:`sample_indices` draws rolls as indices into it, for compiled loops that read the totals.
+:meth:`Dice.equal_outcomes` is the table of a plain expression's equally likely rolls, and
+:meth:`Dice.sample_indices` draws rolls as indices into a table, for compiled loops that read
+the totals.
 """
 from __future__ import annotations
 
@@ -21,9 +22,10 @@ from ..rng import RNGLike, as_generator
 from .convolution import _DIRECT_WORK, _fft_convolve, _power, convolve
 from .distributions import Distribution
 from .pools import Pool, _die_probs, _pool_probs, _roll_probs
-from .sampling import _ENUMERATE_LIMIT, _sample_pool, _sum_of_draws, _sum_table, draw_dtype
+from .sampling import (_ENUMERATE_LIMIT, _sample_pool, _sum_of_draws, _sum_table, draw_dtype,
+                       sum_grid)
 
-__all__ = ["Dice", "equal_outcomes", "sample_indices"]
+__all__ = ["Dice"]
 
 
 @dataclass(frozen=True)
@@ -141,6 +143,26 @@ class Dice:
             out += pool.sign * _sample_pool(gen, pool, out.size).reshape(out.shape)
         return out
 
+    def equal_outcomes(self, limit: int = _ENUMERATE_LIMIT) -> np.ndarray | None:
+        """Every equally likely roll, sorted (see :func:`balance.dice.equal_outcomes`)."""
+        return _equal_outcomes(self, limit)
+
+    def sample_indices(self, size: int,
+                       seed: RNGLike = None) -> tuple[np.ndarray, np.ndarray]:
+        """``size`` rolls as ``(index, table)`` (see :func:`balance.dice.sample_indices`)."""
+        gen = as_generator(seed)
+        check_sample(size, self.dice_count)
+        table = _equal_outcomes(self, _ENUMERATE_LIMIT)
+        if table is not None:
+            return gen.integers(0, table.size, size=size, dtype=draw_dtype(table.size)), table
+        totals = self.sample(size, gen)
+        if self.max - self.min < _SPAN_LIMIT:
+            table = _span(self)
+            return (totals - self.min).astype(draw_dtype(table.size)), table
+        table, index = np.unique(totals, return_inverse=True)
+        table.flags.writeable = False
+        return index.astype(draw_dtype(table.size)), table
+
     @property
     def support(self) -> int:
         """Number of possible totals, ``max - min + 1``."""
@@ -217,33 +239,13 @@ def _fft_probs(dice: Dice) -> np.ndarray:
     return probs / probs.sum()
 
 
-@lru_cache(maxsize=256)
-def equal_outcomes(d: Dice, limit: int = _ENUMERATE_LIMIT) -> np.ndarray | None:
-    """Every equally likely outcome of the plain expression ``d``, sorted: a uniform index into
-    this table is one roll of ``d`` (``6+1d8``: the 8 totals 7..14; ``2d6``: 36 totals, 7 six
-    times). None when ``d`` has a modified term (reroll, explosion, keep/drop) or more than
-    ``limit`` outcomes.
+#: the widest span of totals :func:`sample_indices` indexes by their distance from the minimum
+#: (a table of every total in between; beyond, the distinct totals drawn)
+_SPAN_LIMIT = 1 << 20
 
-    Parameters
-    ----------
-    d : Dice
-        A parsed expression.
-    limit : int, default 65,536
-        The most outcomes a table holds.
 
-    Returns
-    -------
-    numpy.ndarray or None
-        int64 totals, read-only (kept per expression).
-
-    Examples
-    --------
-    >>> import balance as bl
-    >>> bl.dice.equal_outcomes(bl.dice.parse("6+1d8")).tolist()
-    [7, 8, 9, 10, 11, 12, 13, 14]
-    >>> bl.dice.equal_outcomes(bl.dice.parse("4d6kh3")) is None
-    True
-    """
+@lru_cache(maxsize=64)
+def _equal_outcomes(d: Dice, limit: int) -> np.ndarray | None:
     if d.pools:
         return None
     size = 1
@@ -251,47 +253,15 @@ def equal_outcomes(d: Dice, limit: int = _ENUMERATE_LIMIT) -> np.ndarray | None:
         size *= faces ** count
         if size > limit:
             return None
-    grid = np.full(1, d.constant, dtype=np.int64)
-    for sign, count, faces in d.plain_terms:
-        for _ in range(count):
-            grid = (grid[:, None] + sign * np.arange(1, faces + 1)).ravel()
-    grid = np.sort(grid)
+    grid = np.sort(sum_grid([[d.constant]] + [sign * np.arange(1, faces + 1)
+                                              for sign, count, faces in d.plain_terms
+                                              for _ in range(count)]))
     grid.flags.writeable = False
     return grid
 
 
-def sample_indices(d: Dice, size: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """``size`` rolls of ``d`` as indices into a table of totals: ``table[index]`` are the rolls.
-
-    For a compiled loop that reads the totals itself: with a table of :func:`equal_outcomes`,
-    one draw each in the integer type numpy draws fastest (:func:`draw_dtype`) and no array of
-    totals; otherwise the totals of :meth:`Dice.sample <balance.dice.Dice.sample>` as indices into the
-    distinct ones drawn.
-
-    Parameters
-    ----------
-    d : Dice
-        A parsed expression.
-    size : int
-        Number of rolls (>= 0).
-    rng : numpy.random.Generator
-        The generator the draws come from.
-
-    Returns
-    -------
-    tuple of numpy.ndarray
-        ``(index, table)``: integer indices, and the int64 totals they point to.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import balance as bl
-    >>> index, table = bl.dice.sample_indices(bl.dice.parse("6+1d8"), 5, np.random.default_rng(1))
-    >>> index.dtype.name, bool(np.isin(table[index], range(7, 15)).all())
-    ('int16', True)
-    """
-    table = equal_outcomes(d)
-    if table is not None:
-        return rng.integers(0, table.size, size=size, dtype=draw_dtype(table.size)), table
-    table, index = np.unique(d.sample(size, rng), return_inverse=True)
-    return index, table
+@lru_cache(maxsize=64)
+def _span(d: Dice) -> np.ndarray:
+    span = np.arange(d.min, d.max + 1, dtype=np.int64)
+    span.flags.writeable = False
+    return span

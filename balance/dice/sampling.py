@@ -148,14 +148,21 @@ def _sum_of_draws(gen: np.random.Generator, count: int, faces: int, rows: int) -
     return out
 
 
+def sum_grid(tables) -> np.ndarray:
+    """Every sum of one value from each of ``tables``, in row-major order (the first table's
+    value changes slowest), as int64: the totals of every ordered outcome of independent
+    equiprobable parts, each equally likely (``sum_grid([range(1, 7)] * 2)``: 2d6's 36 rolls)."""
+    grid = np.zeros(1, dtype=np.int64)
+    for table in tables:
+        grid = (grid[:, None] + np.asarray(table, dtype=np.int64)).ravel()
+    return grid
+
+
 @lru_cache(maxsize=256)
 def _sum_table(count: int, faces: int, sign: int = 1, constant: int = 0) -> np.ndarray:
     """``constant + sign x`` the totals of every ordered outcome of ``count`` dice of ``faces``
     faces (equiprobable; read-only, kept per expression term)."""
-    grid = np.zeros(1, dtype=np.int64)
-    for _ in range(count):
-        grid = (grid[:, None] + np.arange(1, faces + 1)).ravel()
-    grid = constant + sign * grid
+    grid = constant + sign * sum_grid([np.arange(1, faces + 1)] * count)
     grid.flags.writeable = False
     return grid
 

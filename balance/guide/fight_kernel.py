@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..dice.sampling import sum_grid
 from ..rules import Rules
 
 __all__ = ["FightSpec", "fight_sampler", "WEAKEST", "RANDOM"]
@@ -259,10 +260,7 @@ _TABLE_LIMIT = 1 << 16
 
 def _outcomes(faces: list[int]) -> np.ndarray:
     """Totals of every ordered outcome of these dice (equiprobable), as int64."""
-    grid: np.ndarray = np.zeros(1, dtype=np.int64)
-    for f in faces:
-        grid = (grid[:, None] + np.arange(1, f + 1, dtype=np.int64)).ravel()
-    return grid
+    return sum_grid([np.arange(1, f + 1) for f in faces])
 
 
 def _damage_tables(spec: FightSpec) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

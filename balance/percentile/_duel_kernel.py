@@ -48,7 +48,7 @@ class _Roll:
     def __init__(self, expr: str, transform=None):
         self.parsed = dice.parse(expr)
         self.parsed.terms  # noqa: B018 - plain dice only: a modified term is refused in one line
-        table = dice.equal_outcomes(self.parsed, _TABLE_LIMIT)
+        table = self.parsed.equal_outcomes(_TABLE_LIMIT)
         self.transform = transform
         if table is not None and transform is not None:
             table = transform(table)
