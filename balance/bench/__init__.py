@@ -195,7 +195,7 @@ def _best_in_turn(funcs: list[Callable[[], Any]], repeat: int) -> list[float]:
     """The best of ``repeat`` timings of each of ``funcs``, timed in turn (one of each, then
     again): a machine that slows down or speeds up meanwhile affects them alike, so their
     ratio holds (a virtual machine's speed drifts by a quarter within a minute)."""
-    times = [[] for _ in funcs]
+    times: list[list[float]] = [[] for _ in funcs]
     for _ in range(repeat):
         for func, spent in zip(funcs, times):
             start = time.perf_counter()
