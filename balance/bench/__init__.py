@@ -248,19 +248,22 @@ def measure_kernel(kernel: Kernel, trials: int, python_trials: int, repeat: int 
     The floor draws what the sampler draws on one block of ``min(trials, BLOCK_SIZE)`` trials
     (seed 0; :func:`count_draws`, which also warms the kernel up), scaled to ``trials``. The
     kernel and its floor are timed in turn, the best of ``repeat`` each; the plain-Python
-    loop once.
+    loop the best of ``min(repeat, 3)``.
     """
     sampler = kernel.sampler()
     draws = count_draws(sampler, min(trials, montecarlo.BLOCK_SIZE), seed=0)
     run = partial(montecarlo.run, sampler, trials, seed=1, progress=False)
     t_kernel, t_floor = _best_in_turn([run, lambda: _floor(trials, draws)], repeat)
-    t_python = _best(lambda: kernel.python(python_trials, random.Random(1)), 1)
+    # best of 3 too (the plain-Python loops' speed varies by a third here from run to run: one
+    # timing would flatter the kernel)
+    t_python = _best(lambda: kernel.python(python_trials, random.Random(1)), min(repeat, 3))
     rate, floor, py = trials / t_kernel, trials / t_floor, python_trials / t_python
     return {"kernel": kernel.name, "unit": kernel.unit, "dice_per_trial": draws["dice_per_trial"],
             "draws": draws, "trials": trials, "seconds": t_kernel, "trials_per_s": rate,
             "floor_seconds": t_floor, "floor_trials_per_s": floor, "x_floor": floor / rate,
             "python_trials": python_trials, "python_trials_per_s": py, "x_python": rate / py,
-            "target_rate": kernel.target_rate, "x_floor_target": kernel.x_floor_target}
+            "target_rate": kernel.target_rate, "x_floor_target": kernel.x_floor_target,
+            "repeat": repeat, "python_repeat": min(repeat, 3)}
 
 
 _MEMORY_SCRIPT = """
@@ -556,10 +559,14 @@ def format_table(res: dict) -> str:
                      f"{_rate(k['python_trials_per_s']):>15}{k['x_python']:>9,.0f}x"
                      f"{k['trials']:>13,}{k['python_trials']:>10,}")
     t = res["targets"]
+    first = res["kernels"][0] if res["kernels"] else {}
+    best = (f"kernel and floor timed in turn, best of {first['repeat']} each; "
+            if first.get("repeat", 1) > 1 else "")
+    py_best = f"best of {first['python_repeat']} " if first.get("python_repeat", 1) > 1 else ""
     lines.append(f"(targets: x floor <= each kernel's own (below), x Python >= "
                  f"{t['x_python']:g}; floor = the dice the kernel draws (counted on one block) "
-                 f"drawn in {FLOOR_CHUNK_BYTES >> 10} KiB chunks and bincounted; Python loop "
-                 f"timed on 'Python n' trials and scaled)")
+                 f"drawn in {FLOOR_CHUNK_BYTES >> 10} KiB chunks and bincounted; {best}Python "
+                 f"loop timed {py_best}on 'Python n' trials and scaled)")
     for k in res["kernels"]:
         d = k["draws"]
         line = f"{k['kernel']}: draws per {k['unit']} {_draws_text(d)} " \
