@@ -326,3 +326,25 @@ def test_kernel_and_floor_are_timed_in_turn(monkeypatch):
     best = bench._best_in_turn([lambda: order.append("kernel"), lambda: order.append("floor")], 3)
     assert order == ["kernel", "floor"] * 3
     assert best == [3, 1]   # the ticks time the kernel 5, 3 and 4 s, the floor 2, 1 and 4 s
+
+
+def test_the_legend_and_the_workers_line_say_how_each_figure_was_timed():
+    draws = {"trials": 1000, "integers": {100: 1.0}, "uniforms": 0.0, "other": {},
+             "dice_per_trial": 1.0, "calls": 1}
+    row = {"kernel": "campaign", "unit": "campaign", "dice_per_trial": 1.0, "draws": draws,
+           "trials": 10, "trials_per_s": 2e6, "floor_trials_per_s": 4e6, "x_floor": 2.0,
+           "python_trials": 10, "python_trials_per_s": 4e4, "x_python": 50.0,
+           "target_rate": None, "x_floor_target": 2.0, "repeat": 5, "python_repeat": 3}
+    w = {"kernel": "gm-fight-4v4", "unit": "fight", "trials": 10**6, "workers": 2,
+         "repeat": 5, "pooled": True, "startup_seconds": 0.4, "min_trials": 1,
+         "seconds_1": 3.4, "seconds_cold": 3.0, "seconds_2": 1.7, "x_workers": 2.0,
+         "x_workers_cold": 3.4 / 3.0, "cold_note": "ran in-process"}
+    text = bench.format_table(dict(_FIGURES, machine=bench.machine(), kernels=[row],
+                                   workers=[w]))
+    assert ("; kernel and floor timed in turn, best of 5 each; Python loop timed best of 3 "
+            "on 'Python n' trials and scaled)") in text
+    assert "2 processes (warm pool) 1.70 s (best of 5 each, in turn): 2.00x" in text
+    once = bench.format_table(dict(_FIGURES, machine=bench.machine(),
+                                   kernels=[dict(row, repeat=1, python_repeat=1)],
+                                   workers=[dict(w, repeat=1)]))
+    assert "Python loop timed on 'Python n' trials" in once and "best of" not in once

@@ -381,3 +381,21 @@ def test_sample_indices_and_equal_outcomes_take_what_the_other_dice_calls_take()
         dice.sample_indices("2d6", -1)
     with pytest.raises(ValueError, match="limit"):
         dice.equal_outcomes("2d6", limit=0)
+
+
+def test_a_table_limit_and_a_size_out_of_range_are_refused_in_one_line():
+    with pytest.raises(ValueError, match="limit"):
+        dice.parse("8d10").equal_outcomes(10**8)     # 763 MiB: over budgets.MAX_GRID_CELLS
+    with pytest.raises(ValueError, match="limit"):
+        dice.parse("5").equal_outcomes(-5)
+    with pytest.raises(ValueError, match="size"):
+        dice.parse("4d6kh3").sample_indices(-1)
+
+
+def test_a_wide_span_is_indexed_by_the_distinct_totals_drawn():
+    # 4d10000! spans ~200,000 totals, over the 2^16 a table of every total holds
+    d = dice.parse("4d10000!")
+    assert d.support > 1 << 16
+    index, table = d.sample_indices(10, np.random.default_rng(2))
+    assert table.size <= 10
+    np.testing.assert_array_equal(table[index], d.sample(10, np.random.default_rng(2)))

@@ -256,14 +256,15 @@ def measure_kernel(kernel: Kernel, trials: int, python_trials: int, repeat: int 
     t_kernel, t_floor = _best_in_turn([run, lambda: _floor(trials, draws)], repeat)
     # best of 3 too (the plain-Python loops' speed varies by a third here from run to run: one
     # timing would flatter the kernel)
-    t_python = _best(lambda: kernel.python(python_trials, random.Random(1)), min(repeat, 3))
+    python_repeat = min(repeat, 3)
+    t_python = _best(lambda: kernel.python(python_trials, random.Random(1)), python_repeat)
     rate, floor, py = trials / t_kernel, trials / t_floor, python_trials / t_python
     return {"kernel": kernel.name, "unit": kernel.unit, "dice_per_trial": draws["dice_per_trial"],
             "draws": draws, "trials": trials, "seconds": t_kernel, "trials_per_s": rate,
             "floor_seconds": t_floor, "floor_trials_per_s": floor, "x_floor": floor / rate,
             "python_trials": python_trials, "python_trials_per_s": py, "x_python": rate / py,
             "target_rate": kernel.target_rate, "x_floor_target": kernel.x_floor_target,
-            "repeat": repeat, "python_repeat": min(repeat, 3)}
+            "repeat": repeat, "python_repeat": python_repeat}
 
 
 _MEMORY_SCRIPT = """

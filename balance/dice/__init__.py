@@ -79,7 +79,7 @@ def equal_outcomes(expr: str | int | Dice, limit: int = _ENUMERATE_LIMIT) -> np.
     expr : str, int or Dice
         The expression.
     limit : int, default 65,536
-        The most outcomes a table holds (at least 1).
+        The most outcomes a table holds (1 to ``budgets.MAX_GRID_CELLS``, 2 x 10**7).
 
     Returns
     -------
@@ -94,9 +94,7 @@ def equal_outcomes(expr: str | int | Dice, limit: int = _ENUMERATE_LIMIT) -> np.
     >>> bl.dice.equal_outcomes("4d6kh3") is None
     True
     """
-    from ..errors import check_integer
-
-    return parse(expr).equal_outcomes(check_integer("limit", limit, min=1))
+    return parse(expr).equal_outcomes(limit)
 
 
 def sample_indices(expr: str | int | Dice, size: int,
@@ -108,7 +106,7 @@ def sample_indices(expr: str | int | Dice, size: int,
     one draw each in the integer type numpy draws fastest (:func:`draw_dtype`: 16-bit up to
     2,048 outcomes) and no array of totals; otherwise (a modified term, or more than 65,536
     outcomes) the totals of :meth:`Dice.sample`, as their distance from the lowest total into
-    a table of every total in between (for a span over 2^20 totals, into the distinct ones
+    a table of every total in between (for a span over 2^16 totals, into the distinct ones
     drawn). The index is of that narrowest type either way, the table int64 and read-only.
 
     Parameters
@@ -136,9 +134,7 @@ def sample_indices(expr: str | int | Dice, size: int,
     >>> index.dtype.name, table.tolist() == list(range(3, 19))
     ('int16', True)
     """
-    from ..errors import check_integer
-
-    return parse(expr).sample_indices(check_integer("size", size, min=0), seed)
+    return parse(expr).sample_indices(size, seed)
 
 
 def distribution(expr: str | int | Dice) -> Distribution:

@@ -17,7 +17,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..budgets import MAX_EXPLOSIONS, check_sample, check_support
+from ..budgets import MAX_EXPLOSIONS, MAX_GRID_CELLS, check_sample, check_support
+from ..errors import check_integer
 from ..rng import RNGLike, as_generator
 from .convolution import _DIRECT_WORK, _fft_convolve, _power, convolve
 from .distributions import Distribution
@@ -144,19 +145,21 @@ class Dice:
         return out
 
     def equal_outcomes(self, limit: int = _ENUMERATE_LIMIT) -> np.ndarray | None:
-        """Every equally likely roll, sorted (see :func:`balance.dice.equal_outcomes`)."""
-        return _equal_outcomes(self, limit)
+        """Every equally likely roll, sorted (see :func:`balance.dice.equal_outcomes`); ``limit``
+        1 to ``budgets.MAX_GRID_CELLS`` (2 x 10**7)."""
+        return _equal_outcomes(self, check_integer("limit", limit, min=1, max=MAX_GRID_CELLS))
 
     def sample_indices(self, size: int,
                        seed: RNGLike = None) -> tuple[np.ndarray, np.ndarray]:
         """``size`` rolls as ``(index, table)`` (see :func:`balance.dice.sample_indices`)."""
         gen = as_generator(seed)
-        check_sample(size, self.dice_count)
+        size = check_integer("size", size, min=0)
         table = _equal_outcomes(self, _ENUMERATE_LIMIT)
         if table is not None:
+            check_sample(size, self.dice_count)
             return gen.integers(0, table.size, size=size, dtype=draw_dtype(table.size)), table
         totals = self.sample(size, gen)
-        if self.max - self.min < _SPAN_LIMIT:
+        if self.support <= _SPAN_LIMIT:
             table = _span(self)
             return (totals - self.min).astype(draw_dtype(table.size)), table
         table, index = np.unique(totals, return_inverse=True)
@@ -239,9 +242,10 @@ def _fft_probs(dice: Dice) -> np.ndarray:
     return probs / probs.sum()
 
 
-#: the widest span of totals :func:`sample_indices` indexes by their distance from the minimum
-#: (a table of every total in between; beyond, the distinct totals drawn)
-_SPAN_LIMIT = 1 << 20
+#: the most totals (``max - min + 1``) :meth:`Dice.sample_indices` indexes by their distance
+#: from the lowest (a table of every total in between, 512 KiB at most; beyond, the distinct
+#: totals drawn)
+_SPAN_LIMIT = 1 << 16
 
 
 @lru_cache(maxsize=64)

@@ -8,9 +8,11 @@ held at once, and a chunk never changes the draws: the totals depend on the gene
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..budgets import MAX_EXPLOSIONS, MAX_ROLLS
 from ..errors import check_integer
@@ -148,7 +150,7 @@ def _sum_of_draws(gen: np.random.Generator, count: int, faces: int, rows: int) -
     return out
 
 
-def sum_grid(tables) -> np.ndarray:
+def sum_grid(tables: Iterable[ArrayLike]) -> np.ndarray:
     """Every sum of one value from each of ``tables``, in row-major order (the first table's
     value changes slowest), as int64: the totals of every ordered outcome of independent
     equiprobable parts, each equally likely (``sum_grid([range(1, 7)] * 2)``: 2d6's 36 rolls)."""
