@@ -257,9 +257,9 @@ def _equal_outcomes(d: Dice, limit: int) -> np.ndarray | None:
         size *= faces ** count
         if size > limit:
             return None
-    grid = np.sort(sum_grid([[d.constant]] + [sign * np.arange(1, faces + 1)
-                                              for sign, count, faces in d.plain_terms
-                                              for _ in range(count)]))
+    # each term's table, as the sampler draws it (kept per term), then every sum of them
+    grid = np.sort(sum_grid([[d.constant]] + [_sum_table(count, faces, sign)
+                                              for sign, count, faces in d.plain_terms]))
     grid.flags.writeable = False
     return grid
 
